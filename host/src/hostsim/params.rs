@@ -1,0 +1,375 @@
+//! Builders for what octet sends: `initialize` params (§3) from a manifest
+//! description and execution contexts (§4.0). Also renders the description
+//! as an `extension.toml`, so tests can generate manifests.
+
+use serde_json::{Map, Value, json};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The legacy wire versions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ApiVersion {
+    #[default]
+    V0_1,
+    V0_2,
+}
+
+impl ApiVersion {
+    /// `"0.1"` or `"0.2"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiVersion::V0_1 => "0.1",
+            ApiVersion::V0_2 => "0.2",
+        }
+    }
+
+    /// Parses `"0.1"` / `"0.2"`.
+    pub fn parse(text: &str) -> Option<ApiVersion> {
+        match text {
+            "0.1" => Some(ApiVersion::V0_1),
+            "0.2" => Some(ApiVersion::V0_2),
+            _ => None,
+        }
+    }
+}
+
+/// The features every API 0.2 `initialize` requires (§3.5).
+pub const REQUIRED_FEATURES: [&str; 2] = ["request_cancellation", "content_parts"];
+
+/// The optional features the current octet host offers every API 0.2
+/// extension (§3.5), in the host's order.
+pub const HOST_OPTIONAL_FEATURES: [&str; 21] = [
+    "request_progress",
+    "progress_decoration",
+    "artifacts",
+    "lifecycle_events",
+    "policy_intents",
+    "dynamic_tools",
+    "runtime_commands",
+    "semantic_ui",
+    "editor_handoff",
+    "terminal_input",
+    "autocomplete",
+    "dynamic_tool_renderers",
+    "composer",
+    "shortcuts",
+    "session_entries",
+    "message_injection",
+    "lifecycle_events_v2",
+    "active_tools",
+    "terminal_handoff",
+    "session_context",
+    "model_catalog",
+];
+
+/// The host's pending-request bound, offered as
+/// `protocol.limits.max_concurrent_requests` (§3.5, §9).
+pub const HOST_MAX_CONCURRENT_REQUESTS: u64 = 64;
+
+/// The host version the simulated host reports.
+pub const OCTET_VERSION: &str = "0.8.0";
+
+/// The manifest facts the host serializes into `initialize`: identity,
+/// `[capabilities]` and `[contributes]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ManifestSpec {
+    pub name: String,
+    pub version: String,
+    pub api_version: ApiVersion,
+    pub description: String,
+    /// `filesystem`: `none`, `workspace` or `unrestricted`.
+    pub filesystem: String,
+    pub process: bool,
+    pub network: bool,
+    pub tools: Vec<String>,
+    pub commands: Vec<String>,
+    pub hooks: Vec<String>,
+    pub ui: Vec<String>,
+    pub context: bool,
+    pub tool_renderers: Vec<String>,
+    pub notifications: bool,
+    pub confirmations: bool,
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|item| (*item).to_owned()).collect()
+}
+
+impl ManifestSpec {
+    /// A manifest declaring nothing, with filesystem `none`.
+    pub fn new(name: &str, api_version: ApiVersion) -> ManifestSpec {
+        ManifestSpec {
+            name: name.to_owned(),
+            version: "0.1.0".to_owned(),
+            api_version,
+            description: format!("{name} extension"),
+            filesystem: "none".to_owned(),
+            process: false,
+            network: false,
+            tools: Vec::new(),
+            commands: Vec::new(),
+            hooks: Vec::new(),
+            ui: Vec::new(),
+            context: false,
+            tool_renderers: Vec::new(),
+            notifications: false,
+            confirmations: false,
+        }
+    }
+
+    pub fn tools(mut self, tools: &[&str]) -> Self {
+        self.tools = strings(tools);
+        self
+    }
+
+    pub fn commands(mut self, commands: &[&str]) -> Self {
+        self.commands = strings(commands);
+        self
+    }
+
+    pub fn hooks(mut self, hooks: &[&str]) -> Self {
+        self.hooks = strings(hooks);
+        self
+    }
+
+    pub fn ui(mut self, surfaces: &[&str]) -> Self {
+        self.ui = strings(surfaces);
+        self
+    }
+
+    pub fn tool_renderers(mut self, tools: &[&str]) -> Self {
+        self.tool_renderers = strings(tools);
+        self
+    }
+
+    pub fn context(mut self, declared: bool) -> Self {
+        self.context = declared;
+        self
+    }
+
+    pub fn notifications(mut self, declared: bool) -> Self {
+        self.notifications = declared;
+        self
+    }
+
+    pub fn confirmations(mut self, declared: bool) -> Self {
+        self.confirmations = declared;
+        self
+    }
+
+    pub fn filesystem(mut self, access: &str) -> Self {
+        self.filesystem = access.to_owned();
+        self
+    }
+
+    pub fn version(mut self, version: &str) -> Self {
+        self.version = version.to_owned();
+        self
+    }
+
+    pub fn description(mut self, description: &str) -> Self {
+        self.description = description.to_owned();
+        self
+    }
+
+    /// `initialize.params.capabilities` (the literal three-key shape, §3.3).
+    pub fn capabilities_json(&self) -> Value {
+        json!({"filesystem": self.filesystem, "process": self.process, "network": self.network})
+    }
+
+    /// `initialize.params.contributes` (§3.2): 0.2 adds `shortcuts: []`.
+    pub fn contributes_json(&self) -> Value {
+        let mut contributes = json!({
+            "tools": self.tools,
+            "commands": self.commands,
+            "hooks": self.hooks,
+            "ui": self.ui,
+            "context": self.context,
+            "tool_renderers": self.tool_renderers,
+            "notifications": self.notifications,
+            "confirmations": self.confirmations,
+        });
+        if self.api_version == ApiVersion::V0_2 {
+            contributes["shortcuts"] = json!([]);
+        }
+        contributes
+    }
+
+    /// Renders the manifest as `extension.toml` with the given entrypoint.
+    pub fn to_extension_toml(&self, command: &str, args: &[&str]) -> String {
+        let quote = |text: &str| Value::from(text).to_string();
+        let list = |items: &[String]| Value::from(items.to_vec()).to_string();
+        let mut toml = String::new();
+        let _ = writeln!(toml, "name = {}", quote(&self.name));
+        let _ = writeln!(toml, "version = {}", quote(&self.version));
+        let _ = writeln!(toml, "api_version = {}", quote(self.api_version.as_str()));
+        let _ = writeln!(toml, "description = {}", quote(&self.description));
+        let _ = writeln!(toml, "\n[entrypoint]\ncommand = {}", quote(command));
+        let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+        let _ = writeln!(toml, "args = {}", list(&args));
+        let _ = writeln!(toml, "\n[capabilities]");
+        let _ = writeln!(toml, "filesystem = {}", quote(&self.filesystem));
+        let _ = writeln!(
+            toml,
+            "process = {}\nnetwork = {}",
+            self.process, self.network
+        );
+        let _ = writeln!(toml, "\n[contributes]");
+        let _ = writeln!(toml, "tools = {}", list(&self.tools));
+        let _ = writeln!(toml, "commands = {}", list(&self.commands));
+        let _ = writeln!(toml, "hooks = {}", list(&self.hooks));
+        let _ = writeln!(toml, "ui = {}", list(&self.ui));
+        let _ = writeln!(toml, "context = {}", self.context);
+        let _ = writeln!(toml, "tool_renderers = {}", list(&self.tool_renderers));
+        let _ = writeln!(toml, "notifications = {}", self.notifications);
+        let _ = writeln!(toml, "confirmations = {}", self.confirmations);
+        toml
+    }
+}
+
+/// Builds `initialize` params as octet does (§3.1, §3.14).
+#[derive(Clone, Debug)]
+pub struct InitializeParams {
+    manifest: ManifestSpec,
+    manifest_path: PathBuf,
+    workspace: PathBuf,
+    host: Value,
+    optional_features: Vec<String>,
+    max_concurrent_requests: u64,
+}
+
+impl InitializeParams {
+    /// Params for `manifest` as loaded from `manifest_path`, with the
+    /// workspace root `workspace`. For API 0.2 the offer is the host's real
+    /// 21 optional features and a limit of 64.
+    pub fn new(manifest: &ManifestSpec, manifest_path: &Path, workspace: &Path) -> Self {
+        InitializeParams {
+            manifest: manifest.clone(),
+            manifest_path: manifest_path.to_owned(),
+            workspace: workspace.to_owned(),
+            host: host_state(),
+            optional_features: strings(&HOST_OPTIONAL_FEATURES),
+            max_concurrent_requests: HOST_MAX_CONCURRENT_REQUESTS,
+        }
+    }
+
+    /// Replaces the offered optional features (API 0.2).
+    pub fn optional_features(mut self, features: &[&str]) -> Self {
+        self.optional_features = strings(features);
+        self
+    }
+
+    /// Replaces `protocol.limits.max_concurrent_requests` (API 0.2).
+    pub fn max_concurrent_requests(mut self, limit: u64) -> Self {
+        self.max_concurrent_requests = limit;
+        self
+    }
+
+    /// Replaces the `host` state object.
+    pub fn host(mut self, host: Value) -> Self {
+        self.host = host;
+        self
+    }
+
+    /// The params object.
+    pub fn to_json(&self) -> Value {
+        let manifest = &self.manifest;
+        let mut params = Map::new();
+        params.insert("api_version".into(), manifest.api_version.as_str().into());
+        params.insert("octet_version".into(), OCTET_VERSION.into());
+        params.insert(
+            "extension".into(),
+            json!({
+                "name": manifest.name,
+                "version": manifest.version,
+                "manifest_path": self.manifest_path.to_string_lossy(),
+                "source": "explicit",
+            }),
+        );
+        params.insert("workspace".into(), self.workspace.to_string_lossy().into());
+        params.insert("capabilities".into(), manifest.capabilities_json());
+        params.insert("contributes".into(), manifest.contributes_json());
+        params.insert("host".into(), self.host.clone());
+        if manifest.api_version == ApiVersion::V0_2 {
+            params.insert("flag_values".into(), json!([]));
+            params.insert(
+                "protocol".into(),
+                json!({
+                    "version": "0.2",
+                    "required_features": REQUIRED_FEATURES,
+                    "optional_features": self.optional_features,
+                    "limits": {"max_concurrent_requests": self.max_concurrent_requests},
+                }),
+            );
+        }
+        Value::Object(params)
+    }
+}
+
+/// The default `host` state (ExtensionHostState, §3.4).
+pub fn host_state() -> Value {
+    json!({
+        "session_id": null,
+        "session_name": null,
+        "model": "m-large",
+        "reasoning": null,
+        "active_skills": [],
+    })
+}
+
+/// Builds an execution `context` object (§4.0).
+#[derive(Clone, Debug)]
+pub struct Context {
+    workspace: String,
+    execution_scope: Option<String>,
+    resource_owner: Option<Value>,
+    host: Value,
+}
+
+impl Context {
+    /// A context for `workspace` with no scope, no owner and the default
+    /// host state.
+    pub fn new(workspace: &Path) -> Context {
+        Context {
+            workspace: workspace.to_string_lossy().into_owned(),
+            execution_scope: None,
+            resource_owner: None,
+            host: host_state(),
+        }
+    }
+
+    pub fn execution_scope(mut self, scope: &str) -> Self {
+        self.execution_scope = Some(scope.to_owned());
+        self
+    }
+
+    /// Adds an API 0.2 `resource_owner` (§4.0.1).
+    pub fn resource_owner(mut self, session_id: &str, instance_id: &str, generation: u64) -> Self {
+        self.resource_owner = Some(json!({
+            "session_id": session_id,
+            "extension_instance_id": instance_id,
+            "process_generation": generation,
+        }));
+        self
+    }
+
+    pub fn host(mut self, host: Value) -> Self {
+        self.host = host;
+        self
+    }
+
+    /// The context object; `resource_owner` is omitted when absent.
+    pub fn to_json(&self) -> Value {
+        let mut context = Map::new();
+        context.insert("workspace".into(), self.workspace.clone().into());
+        context.insert(
+            "execution_scope".into(),
+            self.execution_scope.clone().into(),
+        );
+        if let Some(owner) = &self.resource_owner {
+            context.insert("resource_owner".into(), owner.clone());
+        }
+        context.insert("host".into(), self.host.clone());
+        Value::Object(context)
+    }
+}

@@ -1,0 +1,15 @@
+//! End-to-end tests: the real `octet-wasm` binary driven through
+//! `octet_wasm::hostsim`, which plays octet's side of the wire and fails a
+//! test on any stdout line the real host would die of.
+//!
+//! Components come from `scripts/build-guests` (`target/components/*.wasm`,
+//! copied beside the examples' manifests). Every test gets its own workspace
+//! and scratch directory; all share one compiled-component cache
+//! (`target/e2e-cache`) so each component compiles once per run.
+
+mod bad_input;
+mod cache;
+mod hello_world;
+mod manifest_mismatch;
+mod support;
+mod traps;

@@ -1,0 +1,420 @@
+//! Shared helpers: where the binary and the guest components are, a private
+//! workspace per test, and [`Shim`], a [`Session`] wrapper that panics with
+//! the offending frame on any failure and checks octet's fatal rules when it
+//! is dropped.
+
+use octet_wasm::hostsim::{
+    ApiVersion, Context, Frame, InitializeParams, Launch, ManifestSpec, Reply, RpcError, Session,
+    StderrLine,
+};
+use serde_json::{Value, json};
+use std::ops::{Deref, DerefMut};
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::time::Duration;
+use tempfile::TempDir;
+
+/// octet's ordinary request timeout (§7.1); generous for every reply.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// The host waits 2 s for the shutdown acknowledgement and 2 s for the exit
+/// (§4.10); the margin absorbs a loaded test machine.
+pub const SHUTDOWN_ACK: Duration = Duration::from_millis(2_500);
+pub const EXIT_AFTER_SHUTDOWN: Duration = Duration::from_millis(2_500);
+/// stdin EOF: a 2 s bounded drain plus a 0.25 s grace (§4.11), plus margin.
+pub const EXIT_AFTER_EOF: Duration = Duration::from_secs(3);
+/// How long to wait for a stderr record the shim writes right away.
+pub const LOG_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("host/ has a parent")
+        .to_owned()
+}
+
+/// The shim binary under test.
+pub fn shim_binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_octet-wasm"))
+}
+
+/// One compiled-component cache for the whole test run, so every component
+/// compiles once.
+pub fn cache_dir() -> PathBuf {
+    repo_root().join("target").join("e2e-cache")
+}
+
+/// `target/components/<name>.wasm`, built by `scripts/build-guests`.
+pub fn component(name: &str) -> PathBuf {
+    let path = repo_root()
+        .join("target")
+        .join("components")
+        .join(format!("{name}.wasm"));
+    assert!(
+        path.is_file(),
+        "guest component {} is missing: run scripts/build-guests first",
+        path.display()
+    );
+    path
+}
+
+/// `examples/<name>/`, holding `extension.toml` and `<name>.wasm`.
+pub fn example_dir(name: &str) -> PathBuf {
+    let dir = repo_root().join("examples").join(name);
+    for file in ["extension.toml".to_owned(), format!("{name}.wasm")] {
+        assert!(
+            dir.join(&file).is_file(),
+            "{} is missing: run scripts/build-guests first",
+            dir.join(&file).display()
+        );
+    }
+    dir
+}
+
+/// The probe guest's tools (`tests/guests/probe`); `contributes.tools` must
+/// equal them exactly.
+pub const PROBE_TOOLS: [&str; 27] = [
+    "echo",
+    "fail",
+    "invalid",
+    "panic",
+    "unreachable",
+    "spin",
+    "spin_polite",
+    "sleep",
+    "alloc",
+    "grow_forever",
+    "recurse",
+    "big_result",
+    "many_parts",
+    "nested",
+    "structured",
+    "progress",
+    "notify",
+    "confirm",
+    "input",
+    "read_file",
+    "list_dir",
+    "write_file",
+    "env",
+    "connect",
+    "stdout_flood",
+    "stderr_flood",
+    "lifecycle_count",
+];
+
+/// The probe's manifest.
+pub fn probe_manifest(api_version: ApiVersion) -> ManifestSpec {
+    ManifestSpec::new("probe", api_version)
+        .description("Multi-mode test guest")
+        .filesystem("workspace")
+        .tools(&PROBE_TOOLS)
+        .commands(&["stats"])
+        .hooks(&[
+            "before_prompt",
+            "after_response",
+            "before_tool_call",
+            "after_tool_call",
+        ])
+        .ui(&["status"])
+        .context(true)
+        .tool_renderers(&["echo"])
+        .notifications(true)
+        .confirmations(true)
+}
+
+/// The hello-world example's manifest facts (`hello-world.md`).
+pub fn hello_world_manifest() -> ManifestSpec {
+    ManifestSpec::new("hello-world", ApiVersion::V0_1)
+        .description("A tiny language-neutral octet extension example")
+        .tools(&["hello_world"])
+        .commands(&["hello"])
+        .hooks(&["before_prompt", "after_response"])
+        .ui(&["status"])
+        .context(true)
+        .tool_renderers(&["hello_world"])
+        .notifications(true)
+}
+
+/// One running shim with its own workspace and scratch directory.
+pub struct Shim {
+    session: Session,
+    pub manifest: ManifestSpec,
+    pub manifest_path: PathBuf,
+    pub workspace: PathBuf,
+    /// Keeps the temporary directories alive while the shim runs.
+    _dirs: TempDir,
+}
+
+impl Shim {
+    /// Starts `octet-wasm run <component_arg>` for the extension in
+    /// `extension_dir`.
+    pub fn start(extension_dir: &Path, component_arg: &str, manifest: ManifestSpec) -> Shim {
+        let dirs = tempfile::tempdir().expect("create a temporary directory");
+        Shim::start_in(dirs, extension_dir, component_arg, manifest)
+    }
+
+    /// Like [`Shim::start`], with the workspace and scratch directory made
+    /// inside `dirs`.
+    fn start_in(
+        dirs: TempDir,
+        extension_dir: &Path,
+        component_arg: &str,
+        manifest: ManifestSpec,
+    ) -> Shim {
+        let workspace = dirs.path().join("workspace");
+        let scratch = dirs.path().join("scratch");
+        std::fs::create_dir_all(&workspace).expect("create the workspace");
+        std::fs::create_dir_all(&scratch).expect("create the scratch directory");
+        let manifest_path = extension_dir.join("extension.toml");
+        let session = Launch::new(shim_binary())
+            .args(["run", component_arg])
+            .extension_dir(extension_dir)
+            .manifest_path(&manifest_path)
+            .workspace(&workspace)
+            .scratch(&scratch)
+            .api_version(manifest.api_version)
+            .name(&manifest.name)
+            .env("OCTET_WASM_CACHE_DIR", cache_dir())
+            .env("RUST_BACKTRACE", "1")
+            .spawn()
+            .expect("spawn octet-wasm");
+        Shim {
+            session,
+            manifest,
+            manifest_path,
+            workspace,
+            _dirs: dirs,
+        }
+    }
+
+    /// The hello-world example, from `examples/hello-world`.
+    pub fn hello_world() -> Shim {
+        Shim::start(
+            &example_dir("hello-world"),
+            "hello-world.wasm",
+            hello_world_manifest(),
+        )
+    }
+
+    /// The probe guest with a generated manifest for `api_version`.
+    pub fn probe(api_version: ApiVersion) -> Shim {
+        Shim::probe_with(probe_manifest(api_version))
+    }
+
+    /// The probe guest with the given manifest, written to a temporary
+    /// extension directory.
+    pub fn probe_with(manifest: ManifestSpec) -> Shim {
+        let component = component("probe");
+        let dirs = tempfile::tempdir().expect("create a temporary directory");
+        let extension_dir = dirs.path().join("extension");
+        std::fs::create_dir_all(&extension_dir).expect("create the extension directory");
+        let component_arg = component.to_string_lossy().into_owned();
+        let toml = manifest.to_extension_toml("octet-wasm", &["run", &component_arg]);
+        std::fs::write(extension_dir.join("extension.toml"), toml)
+            .expect("write the probe manifest");
+        Shim::start_in(dirs, &extension_dir, &component_arg, manifest)
+    }
+
+    /// `initialize` params for this shim's manifest, workspace and version.
+    pub fn init_params(&self) -> Value {
+        InitializeParams::new(&self.manifest, &self.manifest_path, &self.workspace).to_json()
+    }
+
+    /// Sends `initialize` and returns its reply.
+    pub fn initialize_with(&mut self, params: Value) -> Reply {
+        self.call("initialize", params)
+    }
+
+    /// Initializes and returns the result; panics on an error reply.
+    pub fn initialize(&mut self) -> Value {
+        let params = self.init_params();
+        let reply = self.initialize_with(params);
+        expect_result(&reply).clone()
+    }
+
+    /// An execution context for this workspace.
+    pub fn context(&self) -> Value {
+        let context = Context::new(&self.workspace);
+        match self.manifest.api_version {
+            ApiVersion::V0_1 => context.to_json(),
+            ApiVersion::V0_2 => context
+                .resource_owner("session-1", "instance-1", 1)
+                .to_json(),
+        }
+    }
+
+    /// Sends a request and waits for its reply.
+    pub fn call(&mut self, method: &str, params: Value) -> Reply {
+        self.session
+            .call(method, params, REQUEST_TIMEOUT)
+            .unwrap_or_else(|error| panic!("{method}: {error}"))
+    }
+
+    /// Waits for the reply to `id`.
+    pub fn reply(&mut self, id: u64) -> Reply {
+        self.session
+            .wait_response(id, REQUEST_TIMEOUT)
+            .unwrap_or_else(|error| panic!("request {id}: {error}"))
+    }
+
+    /// `tool/call` params for `name` with `arguments`.
+    pub fn tool_params(&self, name: &str, arguments: Value) -> Value {
+        json!({"name": name, "arguments": arguments, "context": self.context()})
+    }
+
+    /// Calls a tool and waits for its reply.
+    pub fn tool(&mut self, name: &str, arguments: Value) -> Reply {
+        let params = self.tool_params(name, arguments);
+        self.call("tool/call", params)
+    }
+
+    /// Sends the next request, panicking on a write error.
+    pub fn send_request(&mut self, method: &str, params: Value) -> u64 {
+        self.session
+            .request(method, params)
+            .unwrap_or_else(|error| panic!("send {method}: {error}"))
+    }
+
+    /// Writes raw bytes, panicking on a write error.
+    pub fn raw(&mut self, bytes: &[u8]) {
+        self.session
+            .send_raw(bytes)
+            .unwrap_or_else(|error| panic!("write raw input: {error}"));
+    }
+
+    /// Calls `echo` and asserts that its reply is the only frame written
+    /// since the previous reply: proves the shim is alive and wrote nothing
+    /// for the input before it.
+    pub fn assert_alive_and_silent(&mut self, after: &str) {
+        let reply = self.tool("echo", json!({"text": "still alive"}));
+        assert!(
+            reply.before.is_empty(),
+            "after {after} the shim wrote frames before the next reply: {:?}",
+            raws(&reply.before)
+        );
+        assert_eq!(
+            tool_text(&reply),
+            "still alive",
+            "echo after {after}: {}",
+            reply.frame.raw
+        );
+    }
+
+    /// Waits for a structured stderr record past the first `skip` records.
+    pub fn wait_new_record(&self, skip: usize, after: &str) -> StderrLine {
+        let mut seen = 0;
+        self.stderr()
+            .wait_for(LOG_TIMEOUT, |line| {
+                if line.record.is_none() {
+                    return false;
+                }
+                seen += 1;
+                seen > skip
+            })
+            .unwrap_or_else(|| {
+                panic!(
+                    "no JSON stderr record after {after}; stderr so far:\n{}",
+                    stderr_text(self)
+                )
+            })
+    }
+
+    /// Waits for the process to exit.
+    pub fn exit_status(&mut self, timeout: Duration) -> ExitStatus {
+        self.session
+            .wait_exit(timeout)
+            .unwrap_or_else(|error| panic!("{error}; stderr:\n{}", stderr_text(self)))
+    }
+
+    /// Sends `shutdown`, expects `{}` within the ack stage and exit status 0
+    /// within the exit stage, with nothing else on stdout.
+    pub fn shutdown(&mut self) {
+        let id = self.send_request("shutdown", json!({}));
+        let reply = self
+            .session
+            .wait_response(id, SHUTDOWN_ACK)
+            .unwrap_or_else(|error| panic!("shutdown: {error}"));
+        assert_eq!(
+            reply.frame.raw,
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)
+        );
+        let status = self.exit_status(EXIT_AFTER_SHUTDOWN);
+        assert_eq!(status.code(), Some(0), "exit status after shutdown");
+        let rest = self
+            .session
+            .read_to_eof(Duration::from_secs(5))
+            .unwrap_or_else(|error| panic!("after shutdown: {error}"));
+        assert!(rest.is_empty(), "frames after shutdown: {:?}", raws(&rest));
+    }
+}
+
+impl Deref for Shim {
+    type Target = Session;
+    fn deref(&self) -> &Session {
+        &self.session
+    }
+}
+
+impl DerefMut for Shim {
+    fn deref_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+}
+
+impl Drop for Shim {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
+        if let Err(violation) = self.session.check_clean() {
+            panic!("{violation}\nstderr:\n{}", stderr_text(self));
+        }
+    }
+}
+
+/// The successful result of a reply; panics with the error otherwise.
+pub fn expect_result(reply: &Reply) -> &Value {
+    match reply.outcome() {
+        Ok(result) => result,
+        Err(error) => panic!("expected a result, got {error}: {}", reply.frame.raw),
+    }
+}
+
+/// The error of a reply; panics with the result otherwise.
+pub fn expect_error(reply: &Reply) -> &RpcError {
+    match reply.outcome() {
+        Err(error) => error,
+        Ok(_) => panic!("expected an error, got {}", reply.frame.raw),
+    }
+}
+
+/// The text of a tool result: the 0.1 `content` string or the 0.2 text parts
+/// joined.
+pub fn tool_text(reply: &Reply) -> String {
+    let result = expect_result(reply);
+    match &result["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter(|part| part["type"] == "text")
+            .filter_map(|part| part["text"].as_str())
+            .collect(),
+        other => panic!("tool result content is {other}: {}", reply.frame.raw),
+    }
+}
+
+/// The raw lines of frames, for messages.
+pub fn raws(frames: &[Frame]) -> Vec<&str> {
+    frames.iter().map(|frame| frame.raw.as_str()).collect()
+}
+
+/// Everything on stderr so far, for failure messages.
+pub fn stderr_text(shim: &Shim) -> String {
+    shim.stderr()
+        .lines()
+        .iter()
+        .map(|line| line.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
