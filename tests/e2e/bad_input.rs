@@ -63,6 +63,9 @@ fn a_deeply_nested_request_does_not_kill_the_shim() {
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tool/call","params":{{"name":"echo","arguments":{{"text":"deep","deep":{deep}}},"context":{}}}}}"#,
         shim.context()
     );
+    // The checker cannot parse this line either, so it is told about the
+    // request by hand: an error answer for this id is allowed.
+    shim.with_checker(|checker| checker.host_sent_request(id, "tool/call", &json!({})));
     shim.raw(format!("{line}\n").as_bytes());
     let reply = shim.tool("echo", json!({"text": "still alive"}));
     for frame in &reply.before {

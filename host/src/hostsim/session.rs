@@ -210,11 +210,6 @@ impl Session {
                     checker.host_settled_child(&id);
                 }
             }
-            (None, Some("$/cancelRequest")) => {
-                if let Some(id) = ChildId::from_json(&frame["params"]["id"]) {
-                    checker.host_settled_child(&id);
-                }
-            }
             _ => {}
         }
     }
@@ -253,6 +248,16 @@ impl Session {
     /// Sends `$/cancelRequest` for a host request id (API 0.2).
     pub fn cancel(&mut self, id: u64, reason: &str) -> Result<(), SimError> {
         self.notify("$/cancelRequest", json!({"id": id, "reason": reason}))
+    }
+
+    /// Sends `$/cancelRequest` for one of the extension's own child requests
+    /// (the host abandons it, e.g. because its parent settled).
+    pub fn cancel_child(&mut self, id: &ChildId, reason: &str) -> Result<(), SimError> {
+        self.checker().host_settled_child(id);
+        self.notify(
+            "$/cancelRequest",
+            json!({"id": id.to_json(), "reason": reason}),
+        )
     }
 
     /// Answers a child request with a result.
