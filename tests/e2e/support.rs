@@ -71,28 +71,38 @@ pub fn example_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The probe guest's tools (`tests/guests/probe`); `contributes.tools` must
-/// equal them exactly.
-pub const PROBE_TOOLS: [&str; 27] = [
+/// The probe guest's tools (`tests/guests/probe/src/lib.rs`);
+/// `contributes.tools` must equal them exactly.
+pub const PROBE_TOOLS: [&str; 32] = [
+    // outcomes
     "echo",
     "fail",
     "invalid",
     "panic",
     "unreachable",
+    "exit",
+    "counter",
+    // time
     "spin",
     "spin_polite",
     "sleep",
+    "sleep_then_echo",
+    "recurse",
+    // sizes
     "alloc",
     "grow_forever",
-    "recurse",
     "big_result",
     "many_parts",
     "nested",
     "structured",
+    // host services
     "progress",
+    "progress_then_fail",
+    "decorate",
     "notify",
     "confirm",
     "input",
+    // the sandbox
     "read_file",
     "list_dir",
     "write_file",
@@ -100,6 +110,7 @@ pub const PROBE_TOOLS: [&str; 27] = [
     "connect",
     "stdout_flood",
     "stderr_flood",
+    // observation
     "lifecycle_count",
 ];
 
@@ -118,7 +129,7 @@ pub fn probe_manifest(api_version: ApiVersion) -> ManifestSpec {
         ])
         .ui(&["status"])
         .context(true)
-        .tool_renderers(&["echo"])
+        .tool_renderers(&["echo", "spin"])
         .notifications(true)
         .confirmations(true)
 }
