@@ -358,3 +358,7 @@ fn assert_unique<'a>(mut existing: impl Iterator<Item = &'a str>, name: &str, wh
         "octet_guest: {what} `{name}` is registered twice"
     );
 }
+
+#[cfg(test)]
+#[path = "registry_tests.rs"]
+mod tests;

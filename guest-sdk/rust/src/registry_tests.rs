@@ -1,0 +1,168 @@
+//! The registry without a host: what `describe` says and how tool calls are
+//! parsed and converted.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::*;
+use crate::bindings::octet::extension::types as wit;
+use crate::{ContextItem, HookResult, Segment, StatusItem, ToolResult};
+
+#[derive(Deserialize)]
+struct Named {
+    name: String,
+}
+
+fn call_tool(ext: &Extension, name: &str, args: &str) -> Result<wit::ToolResult> {
+    let (_, run) = ext
+        .tools
+        .iter()
+        .find(|(tool, _)| tool.name() == name)
+        .expect("tool");
+    run(args.to_owned(), &Call::detached())
+}
+
+fn text_of(result: &wit::ToolResult) -> Vec<&str> {
+    result
+        .content
+        .iter()
+        .filter_map(|part| match part {
+            wit::ContentPart::Text(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn sample() -> Extension {
+    let mut ext = Extension::new("sample");
+    ext.tool(Tool::new("plain", "One parameter"), |args: Named| {
+        format!("hi {}", args.name)
+    })
+    .tool(
+        Tool::new("with_call", "Two parameters"),
+        |args: Value, cx: &Call| format!("{args} #{}", cx.request_id()),
+    )
+    .tool(Tool::new("rich", "ToolResult"), |_: Value| {
+        ToolResult::text("a")
+            .with_text("b")
+            .metadata(json!({"k": 1}))
+    })
+    .tool(
+        Tool::new("failing", "Error"),
+        |_: Value| -> Result<String> { Err(Error::failed("nope")) },
+    )
+    .command(
+        Command::new("hello", "Greet").usage("/hello [name]"),
+        |args: Vec<String>| args.join(" "),
+    )
+    .hook("before_tool_call", |payload: Named| {
+        if payload.name == "rm" {
+            HookResult::deny("no")
+        } else {
+            HookResult::proceed()
+        }
+    })
+    .context(|_: Option<String>| ContextItem::new("l", "c"))
+    .status("status", |surface: String| StatusItem::new(surface, "ok"))
+    .renderer("plain", |_: Render| Segment::new("r"))
+    .on_lifecycle(
+        [LifecycleKind::TurnSettled, LifecycleKind::TurnStarted],
+        |_| {},
+    )
+    .on_lifecycle([LifecycleKind::TurnStarted], |_| {})
+    .uses_progress()
+    .uses_feature("request_progress")
+    .max_concurrency(0);
+    ext
+}
+
+#[test]
+fn describe_lists_registrations_in_order() {
+    let description = sample().describe();
+    assert_eq!(description.name, "sample");
+    let tools: Vec<&str> = description.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(tools, ["plain", "with_call", "rich", "failing"]);
+    assert_eq!(description.tools[0].parameters, r#"{"type":"object"}"#);
+    assert_eq!(description.tools[0].output_schema, None);
+    assert_eq!(
+        description.commands[0].usage.as_deref(),
+        Some("/hello [name]")
+    );
+    assert_eq!(description.hooks, ["before_tool_call"]);
+    assert!(description.context);
+    assert!(!description.menu);
+    assert_eq!(description.status_surfaces, ["status"]);
+    assert_eq!(description.renderers, ["plain"]);
+    assert_eq!(
+        description.lifecycle,
+        [LifecycleKind::TurnSettled, LifecycleKind::TurnStarted]
+    );
+    assert_eq!(description.max_concurrency, 1, "concurrency is at least 1");
+}
+
+#[test]
+fn features_are_explicit_plus_lifecycle_when_handled() {
+    assert_eq!(
+        sample().describe().features,
+        ["request_progress", "lifecycle_events"]
+    );
+    let mut bare = Extension::new("bare");
+    assert!(bare.describe().features.is_empty());
+    bare.uses_progress_decoration();
+    assert_eq!(
+        bare.describe().features,
+        ["request_progress", "progress_decoration"]
+    );
+}
+
+#[test]
+fn handlers_take_arguments_alone_or_with_the_call() {
+    let ext = sample();
+    assert_eq!(
+        text_of(&call_tool(&ext, "plain", r#"{"name":"Ada"}"#).unwrap()),
+        ["hi Ada"]
+    );
+    let with_call = call_tool(&ext, "with_call", r#"{"x":1}"#).unwrap();
+    assert_eq!(text_of(&with_call), [r#"{"x":1} #0"#]);
+}
+
+#[test]
+fn arguments_that_do_not_fit_are_invalid_params() {
+    let error = call_tool(&sample(), "plain", r#"{"name":false}"#)
+        .unwrap_err()
+        .into_wit();
+    match error {
+        wit::Error::InvalidParams(message) => {
+            assert!(message.contains("invalid type"), "{message}")
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[test]
+fn results_and_errors_convert() {
+    let ext = sample();
+    let rich = call_tool(&ext, "rich", "{}").unwrap();
+    assert_eq!(text_of(&rich), ["a", "b"]);
+    assert_eq!(rich.metadata.as_deref(), Some(r#"{"k":1}"#));
+    assert_eq!(rich.structured_content, None);
+    let error = call_tool(&ext, "failing", "{}").unwrap_err().into_wit();
+    assert_eq!(error, wit::Error::Failed("nope".into()));
+}
+
+#[test]
+fn hooks_get_typed_payloads() {
+    let ext = sample();
+    let (_, run) = &ext.hooks[0];
+    let denied = run(r#"{"name":"rm","arguments":{}}"#.into(), &Call::detached()).unwrap();
+    assert_eq!(denied.disposition, wit::Disposition::Deny("no".into()));
+    let allowed = run(r#"{"name":"ls","arguments":{}}"#.into(), &Call::detached()).unwrap();
+    assert_eq!(allowed.disposition, wit::Disposition::Continue);
+}
+
+#[test]
+#[should_panic(expected = "tool `plain` is registered twice")]
+fn duplicate_registrations_panic() {
+    let mut ext = sample();
+    ext.tool(Tool::new("plain", "again"), |_: Value| "x");
+}
