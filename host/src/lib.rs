@@ -1,0 +1,17 @@
+//! octet-wasm: a native octet extension process that runs the extension's
+//! logic as a sandboxed WebAssembly component.
+//!
+//! Layers, each ignorant of the ones above it:
+//! - [`wire`]: JSON-RPC frames, ids and limits on stdin/stdout;
+//! - [`runtime`]: wasmtime engine, compiled cache, limits, instances, WASI
+//!   sandbox;
+//! - [`protocol`]: the octet protocol, joining the two.
+//!
+//! [`hostsim`] plays octet's side of the wire (tests, demo, benchmarks).
+
+pub mod cancel;
+pub mod hostsim;
+pub mod log;
+pub mod protocol;
+pub mod runtime;
+pub mod wire;

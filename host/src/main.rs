@@ -1,0 +1,187 @@
+//! `octet-wasm`: run a WebAssembly component as an octet extension.
+
+use clap::{Args, Parser, Subcommand};
+use octet_wasm::log::{self, Level};
+use octet_wasm::protocol::deadlines::Deadlines;
+use octet_wasm::protocol::server::{self, Options};
+use octet_wasm::runtime::Limits;
+use octet_wasm::runtime::cache::Cache;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "octet-wasm",
+    version,
+    about = "Run sandboxed WebAssembly components as octet extensions"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the octet extension wire on stdin/stdout (what octet launches).
+    ///
+    /// A relative COMPONENT resolves against OCTET_EXTENSION_DIR (octet runs
+    /// a temporary copy of this binary, so its own location means nothing).
+    Run(RunArgs),
+    /// Compile a component into the compiled-component cache ahead of time
+    /// (for install time), so the first `run` starts without compiling.
+    Compile(CompileArgs),
+}
+
+#[derive(Args)]
+struct RuntimeArgs {
+    /// Linear memory per guest instance, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    memory_mib: usize,
+    /// Fuel (about one unit per wasm instruction) per call; off by default.
+    #[arg(long, value_name = "UNITS")]
+    fuel: Option<u64>,
+    /// Compiled-component cache directory (default: OCTET_WASM_CACHE_DIR,
+    /// else $XDG_CACHE_HOME/octet-wasm, else ~/.cache/octet-wasm).
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Do not read or write the compiled-component cache.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// The extension component (.wasm).
+    component: PathBuf,
+    #[command(flatten)]
+    runtime: RuntimeArgs,
+    /// Override a deadline, e.g. `--deadline-ms render=300`. Names: request,
+    /// command, before_prompt, after_response, before_persistence,
+    /// post_mutation, render, menu, lifecycle, cancel_grace.
+    #[arg(long = "deadline-ms", value_name = "NAME=MS")]
+    deadlines: Vec<String>,
+    /// Refuse to run unless the component's SHA-256 is this (hex).
+    #[arg(long, value_name = "HEX")]
+    sha256: Option<String>,
+}
+
+#[derive(Args)]
+struct CompileArgs {
+    /// The extension component (.wasm).
+    component: PathBuf,
+    #[command(flatten)]
+    runtime: RuntimeArgs,
+}
+
+fn main() -> ExitCode {
+    if let Some(level) = std::env::var("OCTET_WASM_LOG")
+        .ok()
+        .as_deref()
+        .and_then(Level::parse)
+    {
+        log::set_min_level(level);
+    }
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run(args) => run(args),
+        Command::Compile(args) => compile(args),
+    }
+}
+
+fn resolve(component: &Path) -> PathBuf {
+    if component.is_absolute() {
+        return component.to_path_buf();
+    }
+    match std::env::var_os("OCTET_EXTENSION_DIR").filter(|dir| !dir.is_empty()) {
+        Some(dir) => PathBuf::from(dir).join(component),
+        None => component.to_path_buf(),
+    }
+}
+
+fn limits(args: &RuntimeArgs) -> Result<Limits, String> {
+    if args.memory_mib == 0 {
+        return Err("--memory-mib must be at least 1".into());
+    }
+    Ok(Limits {
+        memory_bytes: args.memory_mib.saturating_mul(1 << 20),
+        fuel: args.fuel,
+        ..Limits::default()
+    })
+}
+
+fn cache(args: &RuntimeArgs) -> Option<Cache> {
+    if args.no_cache {
+        return None;
+    }
+    let dir = args.cache_dir.clone().or_else(Cache::default_dir)?;
+    match Cache::open(&dir) {
+        Ok(cache) => Some(cache),
+        Err(err) => {
+            octet_wasm::log!(Level::Warning, "compiled-component cache disabled", "error" => format!("{err:#}"));
+            None
+        }
+    }
+}
+
+fn fail(message: &str) -> ExitCode {
+    octet_wasm::log!(Level::Error, message);
+    ExitCode::from(2)
+}
+
+fn run(args: RunArgs) -> ExitCode {
+    let limits = match limits(&args.runtime) {
+        Ok(limits) => limits,
+        Err(message) => return fail(&message),
+    };
+    let mut deadlines = Deadlines::default();
+    for setting in &args.deadlines {
+        if let Err(message) = deadlines.set(setting) {
+            return fail(&message);
+        }
+    }
+    if let Some(hex) = &args.sha256
+        && (hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()))
+    {
+        return fail("--sha256 expects 64 hexadecimal digits");
+    }
+    let options = Options {
+        component: resolve(&args.component),
+        limits,
+        deadlines,
+        cache: cache(&args.runtime),
+        sha256: args.sha256.clone(),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => return fail(&format!("cannot start the async runtime: {err}")),
+    };
+    let code = runtime.block_on(server::serve(options));
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+fn compile(args: CompileArgs) -> ExitCode {
+    let limits = match limits(&args.runtime) {
+        Ok(limits) => limits,
+        Err(message) => return fail(&message),
+    };
+    let Some(cache) = cache(&args.runtime) else {
+        return fail(
+            "no usable cache directory: pass --cache-dir or set OCTET_WASM_CACHE_DIR or HOME",
+        );
+    };
+    let path = resolve(&args.component);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(err) => return fail(&format!("cannot read {}: {err}", path.display())),
+    };
+    match octet_wasm::runtime::precompile(&bytes, &path, &limits, &cache) {
+        Ok(entry) => {
+            octet_wasm::log!(Level::Info, "component compiled into the cache", "path" => path.display().to_string(), "entry" => entry.display().to_string());
+            ExitCode::SUCCESS
+        }
+        Err(err) => fail(&format!("{err:#}")),
+    }
+}

@@ -1,0 +1,341 @@
+//! The guest's imports, served by the session: every gate (manifest,
+//! negotiation, active parent) and bound is checked here, before a frame is
+//! written, and a refusal reaches the guest as an error naming what is
+//! missing. Nothing refused is ever written to the host.
+
+use super::initialize::ApiVersion;
+use super::results;
+use super::reverse::ChildError;
+use super::session::{RequestState, Session};
+use crate::log::Level;
+use crate::runtime::Bridge;
+use crate::runtime::types::*;
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+
+/// Longest `input/request` prompt (§5.4; beyond is fatal on the host).
+pub const MAX_INPUT_PROMPT: usize = 16 * 1024;
+/// Longest `input/request` answer the SDK accepts (§5.4).
+pub const MAX_INPUT_ANSWER: usize = 256 * 1024;
+
+fn refused(code: i32, message: impl Into<String>) -> GuestError {
+    GuestError::Rpc(RpcError {
+        code,
+        message: message.into(),
+        data: None,
+    })
+}
+
+fn not_found(message: impl Into<String>) -> GuestError {
+    refused(-32601, message)
+}
+
+impl Session {
+    fn ready_setup(&self, what: &str) -> Result<&super::session::Setup, GuestError> {
+        match self.setup() {
+            Some(setup) if self.is_ready() => Ok(setup),
+            _ => Err(refused(
+                -32000,
+                format!("{what} is not available before initialize has been answered"),
+            )),
+        }
+    }
+
+    async fn send_notification(&self, method: &str, params: Value) -> Result<(), GuestError> {
+        self.notify(method, &params)
+            .await
+            .map_err(|err| GuestError::Failed(format!("{method} not sent: {err:?}")))
+    }
+
+    /// A child request on behalf of `scope`'s request.
+    async fn child(
+        &self,
+        scope: &RequestState,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, GuestError> {
+        let text_ids = self.setup().is_some_and(|s| s.api == ApiVersion::V0_2);
+        match self
+            .children
+            .call(self.writer(), text_ids, method, params, &scope.cancel)
+            .await
+        {
+            Ok(value) => Ok(value),
+            Err(ChildError::Cancelled(_)) => Err(GuestError::Cancelled),
+            Err(ChildError::Rpc(error)) => Err(GuestError::Rpc(RpcError {
+                code: i32::try_from(error.code).unwrap_or(-32603),
+                message: error.message,
+                data: error.data.map(|d| d.to_string()),
+            })),
+            Err(ChildError::Refused(reason)) => {
+                Err(GuestError::Failed(format!("{method} not sent: {reason}")))
+            }
+        }
+    }
+
+    /// The parent a reverse operation runs under. On API 0.2 it must be a
+    /// model tool call or a declared command (§4.0.1).
+    fn parent<'a>(
+        &self,
+        api: ApiVersion,
+        scope: Option<&'a Arc<RequestState>>,
+        what: &str,
+    ) -> Result<Option<&'a Arc<RequestState>>, GuestError> {
+        match (api, scope) {
+            (ApiVersion::V0_2, Some(scope)) if scope.active_parent => Ok(Some(scope)),
+            (ApiVersion::V0_2, _) => Err(refused(
+                -32602,
+                format!("{what} is only available while serving a tool call or a command"),
+            )),
+            (ApiVersion::V0_1, scope) => Ok(scope),
+        }
+    }
+}
+
+impl Bridge for Session {
+    type Scope = Arc<RequestState>;
+
+    fn log(&self, level: LogLevel, message: String, fields: Option<String>) {
+        let level = match level {
+            LogLevel::Debug => Level::Debug,
+            LogLevel::Info => Level::Info,
+            LogLevel::Warning => Level::Warning,
+            LogLevel::Error => Level::Error,
+        };
+        let mut record = Map::new();
+        match fields.as_deref().map(serde_json::from_str::<Value>) {
+            Some(Ok(Value::Object(map))) => record = map,
+            Some(Ok(other)) => {
+                record.insert("fields".into(), other);
+            }
+            Some(Err(_)) => {
+                record.insert("fields".into(), json!(fields));
+            }
+            None => {}
+        }
+        record.insert("source".into(), json!("guest"));
+        crate::log::write(level, &message, Value::Object(record));
+    }
+
+    async fn notify(
+        &self,
+        _scope: Option<Self::Scope>,
+        notification: Notification,
+    ) -> Result<(), GuestError> {
+        let setup = self.ready_setup("notify")?;
+        if !setup.contributes.notifications {
+            return Err(not_found(
+                "notifications are not declared: add `notifications = true` under [contributes] in extension.toml",
+            ));
+        }
+        self.send_notification("notification", results::notification(&notification))
+            .await
+    }
+
+    async fn confirm(
+        &self,
+        scope: Option<Self::Scope>,
+        request: Confirmation,
+    ) -> Result<bool, GuestError> {
+        let setup = self.ready_setup("confirm")?;
+        if !setup.contributes.confirmations {
+            return Err(not_found(
+                "confirmations are not declared: add `confirmations = true` under [contributes] in extension.toml",
+            ));
+        }
+        let parent = self.parent(setup.api, scope.as_ref(), "confirm")?;
+        let mut params = Map::new();
+        if let (ApiVersion::V0_2, Some(parent)) = (setup.api, parent) {
+            params.insert("parent_request_id".into(), json!(parent.id));
+        }
+        params.insert("prompt".into(), json!(request.prompt));
+        if let Some(detail) = request.detail {
+            params.insert("detail".into(), json!(detail));
+        }
+        params.insert("destructive".into(), json!(request.destructive));
+        params.insert("default".into(), json!(request.default));
+        let cancel_scope;
+        let scope_ref = match parent {
+            Some(parent) => parent.as_ref(),
+            None => {
+                cancel_scope = detached_scope();
+                &cancel_scope
+            }
+        };
+        let reply = self
+            .child(scope_ref, "confirmation/request", Value::Object(params))
+            .await?;
+        reply
+            .get("confirmed")
+            .and_then(Value::as_bool)
+            .ok_or_else(|| GuestError::Failed("invalid confirmation response".into()))
+    }
+
+    async fn request_input(
+        &self,
+        scope: Option<Self::Scope>,
+        prompt: String,
+        secret: bool,
+    ) -> Result<Option<String>, GuestError> {
+        let setup = self.ready_setup("request-input")?;
+        if setup.api == ApiVersion::V0_1 {
+            return Err(not_found("input/request is not available on API 0.1"));
+        }
+        if prompt.trim().is_empty() {
+            return Err(GuestError::InvalidParams(
+                "the input prompt must not be blank".into(),
+            ));
+        }
+        if prompt.len() > MAX_INPUT_PROMPT {
+            return Err(GuestError::InvalidParams(format!(
+                "the input prompt is {} bytes; the limit is {MAX_INPUT_PROMPT}",
+                prompt.len()
+            )));
+        }
+        let Some(parent) = self.parent(setup.api, scope.as_ref(), "request-input")? else {
+            return Err(refused(-32602, "request-input needs an active request"));
+        };
+        let params = json!({ "parent_request_id": parent.id, "prompt": prompt, "secret": secret });
+        let reply = self.child(parent, "input/request", params).await?;
+        let invalid = || GuestError::Failed("invalid input response".into());
+        let Value::Object(map) = reply else {
+            return Err(invalid());
+        };
+        if map.len() != 1 {
+            return Err(invalid());
+        }
+        match map.get("value") {
+            Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) if text.len() > MAX_INPUT_ANSWER => Err(GuestError::Failed(
+                "input response exceeds the 256 KiB bound".into(),
+            )),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            _ => Err(invalid()),
+        }
+    }
+
+    async fn progress(
+        &self,
+        scope: Option<Self::Scope>,
+        event: ProgressEvent,
+    ) -> Result<(), GuestError> {
+        let setup = self.ready_setup("progress")?;
+        if !setup.has("request_progress") {
+            return Err(not_found(
+                "progress needs API 0.2 with the negotiated `request_progress` feature (declare it in the guest's features)",
+            ));
+        }
+        let Some(request) = scope else {
+            return Err(refused(
+                -32602,
+                "progress is only available while serving a request",
+            ));
+        };
+        let event = match event {
+            ProgressEvent::Status(status) => {
+                let mut object = Map::new();
+                object.insert("type".into(), json!("status"));
+                object.insert("message".into(), json!(status.message));
+                if let Some(current) = status.current {
+                    object.insert("current".into(), json!(current));
+                }
+                if let Some(total) = status.total {
+                    object.insert("total".into(), json!(total));
+                }
+                if let Some(unit) = status.unit {
+                    object.insert("unit".into(), json!(unit));
+                }
+                Value::Object(object)
+            }
+            ProgressEvent::Output(output) => {
+                let stream = match output.stream {
+                    OutputStream::Stdout => "stdout",
+                    OutputStream::Stderr => "stderr",
+                };
+                match String::from_utf8(output.data) {
+                    Ok(text) => {
+                        json!({ "type": "output", "stream": stream, "encoding": "utf8", "data": text })
+                    }
+                    Err(err) => json!({
+                        "type": "output", "stream": stream, "encoding": "base64",
+                        "data": base64::engine::general_purpose::STANDARD.encode(err.into_bytes()),
+                    }),
+                }
+            }
+            ProgressEvent::Decoration(decoration) => {
+                if !setup.has("progress_decoration") {
+                    return Err(not_found(
+                        "decorations need the negotiated `progress_decoration` feature (declare it in the guest's features)",
+                    ));
+                }
+                check_decoration_text("label", &decoration.label, 256)?;
+                let mut object = Map::new();
+                object.insert("type".into(), json!("decoration"));
+                object.insert("label".into(), json!(decoration.label));
+                if let Some(detail) = decoration.detail {
+                    check_decoration_text("detail", &detail, 4096)?;
+                    object.insert("detail".into(), json!(detail));
+                }
+                Value::Object(object)
+            }
+        };
+        // Held while queueing: the answer cannot overtake this frame.
+        let settled = request.settled.lock().await;
+        if *settled {
+            return Err(if request.cancel.is_cancelled() {
+                GuestError::Cancelled
+            } else {
+                refused(-32000, "request has already settled")
+            });
+        }
+        let params = json!({ "request_id": request.id, "sequence": request.next_sequence(), "event": event });
+        let sent = self.send_notification("$/progress", params).await;
+        drop(settled);
+        sent
+    }
+
+    async fn contribute_context(&self, item: ContextItem) -> Result<(), GuestError> {
+        let setup = self.ready_setup("contribute-context")?;
+        if !setup.contributes.context {
+            return Err(not_found(
+                "context is not declared: add `context = true` under [contributes] in extension.toml",
+            ));
+        }
+        self.send_notification("context/contribution", results::context_item(&item))
+            .await
+    }
+
+    async fn contribute_status(&self, item: StatusItem) -> Result<(), GuestError> {
+        let setup = self.ready_setup("contribute-status")?;
+        if !setup.contributes.declares_surface(&item.surface) {
+            return Err(not_found(format!(
+                "status surface {:?} is not declared: add it to `ui` under [contributes] in extension.toml",
+                item.surface
+            )));
+        }
+        self.send_notification("status/contribution", results::status_item(&item))
+            .await
+    }
+}
+
+fn check_decoration_text(what: &str, text: &str, max: usize) -> Result<(), GuestError> {
+    if text.is_empty() || text.len() > max {
+        return Err(GuestError::InvalidParams(format!(
+            "decoration {what} must be 1 to {max} bytes, got {}",
+            text.len()
+        )));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(GuestError::InvalidParams(format!(
+            "decoration {what} contains a control character"
+        )));
+    }
+    Ok(())
+}
+
+/// A scope for reverse requests made outside any request (API 0.1 guests
+/// may confirm from anywhere); it is never cancelled.
+fn detached_scope() -> RequestState {
+    RequestState::detached()
+}

@@ -1,0 +1,504 @@
+//! The `initialize` handshake: checking the host's params, checking the
+//! guest's description against the manifest, negotiating, and the reply.
+//!
+//! Pure functions over JSON and the guest's [`Description`]; the server
+//! calls them in order (protocol-core §3).
+
+use super::manifest::Contributes;
+use crate::runtime::types::{Description, LifecycleKind, ToolDefinition};
+use crate::wire::message::RpcError;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeSet;
+
+/// The wire version the host selected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApiVersion {
+    V0_1,
+    V0_2,
+}
+
+impl ApiVersion {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiVersion::V0_1 => "0.1",
+            ApiVersion::V0_2 => "0.2",
+        }
+    }
+}
+
+/// Optional API 0.2 features the shim implements. A guest that declares
+/// any other feature simply does not get it (it is logged), so the shim
+/// never negotiates a feature whose host traffic it cannot handle.
+pub const SUPPORTED_OPTIONAL: &[&str] = &[
+    "request_progress",
+    "progress_decoration",
+    "lifecycle_events",
+];
+
+/// Required API 0.2 features the shim implements.
+pub const SUPPORTED_REQUIRED: &[&str] = &["request_cancellation", "content_parts"];
+
+/// Most requests the shim lets the host keep in flight, whatever the guest
+/// asks: the host's own default cap and the admission bound (§6.2).
+pub const MAX_CONCURRENCY: u32 = 64;
+
+/// What the host's params say, checked.
+#[derive(Debug, Clone)]
+pub struct HostOffer {
+    pub api: ApiVersion,
+    pub contributes: Contributes,
+    pub capabilities: Value,
+    pub workspace: Option<String>,
+    /// API 0.2: required features in the host's order.
+    pub required: Vec<String>,
+    /// API 0.2: optional features in the host's order.
+    pub optional: Vec<String>,
+    /// API 0.2: the host's concurrency cap (1 when absent, like the SDK).
+    pub max_concurrent: u32,
+}
+
+/// The outcome of negotiation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Negotiated {
+    pub features: Vec<String>,
+    pub max_concurrent: u32,
+    /// Subscribed lifecycle methods, sorted (`turn/started`, ...).
+    pub lifecycle: Vec<String>,
+}
+
+impl Negotiated {
+    pub fn has(&self, feature: &str) -> bool {
+        self.features.iter().any(|f| f == feature)
+    }
+}
+
+/// Checks the host's `initialize` params (§3.9's SDK rules and texts).
+/// `env_version` is `OCTET_EXTENSION_API_VERSION`, when set.
+pub fn check_params(params: &Value, env_version: Option<&str>) -> Result<HostOffer, RpcError> {
+    let Value::Object(params) = params else {
+        return Err(RpcError::invalid_params(
+            "initialize params must be an object",
+        ));
+    };
+    let requested = params
+        .get("api_version")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let api = match requested {
+        "0.1" => ApiVersion::V0_1,
+        "0.2" => ApiVersion::V0_2,
+        other => {
+            return Err(RpcError::server(format!(
+                "unsupported API version: host requested {other:?}, octet-wasm implements 0.1 and 0.2"
+            )));
+        }
+    };
+    if let Some(selected) = env_version.filter(|v| !v.is_empty())
+        && selected != requested
+    {
+        return Err(RpcError::server(format!(
+            "unsupported API version: host requested {requested}, but OCTET_EXTENSION_API_VERSION selects {selected}"
+        )));
+    }
+    let contributes = match params.get("contributes") {
+        None => Contributes::default(),
+        Some(value @ Value::Object(_)) => Contributes::from_json(value)?,
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "initialize contributes must be an object",
+            ));
+        }
+    };
+    let mut offer = HostOffer {
+        api,
+        contributes,
+        capabilities: params
+            .get("capabilities")
+            .cloned()
+            .unwrap_or_else(|| json!({})),
+        workspace: params
+            .get("workspace")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        required: Vec::new(),
+        optional: Vec::new(),
+        max_concurrent: 1,
+    };
+    if api == ApiVersion::V0_2 {
+        check_protocol(params, &mut offer)?;
+    }
+    Ok(offer)
+}
+
+fn check_protocol(params: &Map<String, Value>, offer: &mut HostOffer) -> Result<(), RpcError> {
+    let Some(Value::Object(protocol)) = params.get("protocol") else {
+        return Err(RpcError::invalid_params(
+            "API 0.2 initialize requires a protocol object",
+        ));
+    };
+    if protocol.get("version").and_then(Value::as_str) != Some("0.2") {
+        return Err(RpcError::server(
+            "unsupported executable-extension protocol version",
+        ));
+    }
+    offer.required = feature_list(protocol, "required_features")?;
+    offer.optional = feature_list(protocol, "optional_features")?;
+    let unsupported: Vec<&String> = offer
+        .required
+        .iter()
+        .filter(|f| !SUPPORTED_REQUIRED.contains(&f.as_str()))
+        .collect();
+    if !unsupported.is_empty() {
+        return Err(
+            RpcError::server("required API 0.2 features are unsupported")
+                .with_data(json!({ "unsupported_features": unsupported })),
+        );
+    }
+    match protocol.get("limits") {
+        None => {}
+        Some(Value::Object(limits)) => match limits.get("max_concurrent_requests") {
+            None => {}
+            Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n > 0) => {
+                offer.max_concurrent = n.as_u64().unwrap_or(1).min(u64::from(u32::MAX)) as u32;
+            }
+            Some(_) => {
+                return Err(RpcError::invalid_params(
+                    "protocol.limits.max_concurrent_requests must be a positive integer",
+                ));
+            }
+        },
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "protocol.limits must be an object",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn feature_list(protocol: &Map<String, Value>, key: &str) -> Result<Vec<String>, RpcError> {
+    let bad = || RpcError::invalid_params(format!("protocol.{key} must be an array of strings"));
+    let items = match protocol.get(key) {
+        None => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(_) => return Err(bad()),
+    };
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let name = item.as_str().filter(|s| !s.is_empty()).ok_or_else(bad)?;
+        if !seen.insert(name) {
+            return Err(RpcError::invalid_params(format!(
+                "protocol.{key} contains duplicate features"
+            )));
+        }
+        out.push(name.to_owned());
+    }
+    Ok(out)
+}
+
+/// Checks that the guest registers exactly what the manifest declares
+/// (§3.9: the SDK checks this even when `dynamic_tools` will be negotiated).
+pub fn check_registration(offer: &HostOffer, description: &Description) -> Result<(), RpcError> {
+    let tools: Vec<&str> = description.tools.iter().map(|t| t.name.as_str()).collect();
+    let commands: Vec<&str> = description
+        .commands
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    compare("tools", offer.contributes.tools.as_deref(), &tools)?;
+    compare("commands", offer.contributes.commands.as_deref(), &commands)
+}
+
+fn compare(key: &str, declared: Option<&[String]>, registered: &[&str]) -> Result<(), RpcError> {
+    let Some(declared) = declared else {
+        return Ok(());
+    };
+    let declared_set: BTreeSet<&str> = declared.iter().map(String::as_str).collect();
+    let registered_set: BTreeSet<&str> = registered.iter().copied().collect();
+    if declared_set != registered_set || registered_set.len() != registered.len() {
+        let mut sorted_declared: Vec<&str> = declared_set.into_iter().collect();
+        sorted_declared.sort_unstable();
+        let mut sorted_registered = registered.to_vec();
+        sorted_registered.sort_unstable();
+        return Err(RpcError::invalid_params(format!(
+            "registered {key} do not match manifest declarations"
+        ))
+        .with_data(json!({ "declared": sorted_declared, "registered": sorted_registered })));
+    }
+    Ok(())
+}
+
+/// Lifecycle method names in protocol spelling.
+pub fn lifecycle_method(kind: LifecycleKind) -> &'static str {
+    match kind {
+        LifecycleKind::SessionStarted => "session/started",
+        LifecycleKind::SessionSettled => "session/settled",
+        LifecycleKind::TurnStarted => "turn/started",
+        LifecycleKind::TurnSettled => "turn/settled",
+        LifecycleKind::ToolStarted => "tool/started",
+        LifecycleKind::ToolSettled => "tool/settled",
+    }
+}
+
+/// Negotiates API 0.2 features and limits: the required features, plus the
+/// optional ones the guest uses, the host offered and the shim supports, in
+/// the host's order (like the SDK). `lifecycle_events` only with at least
+/// one handler, so a guest never subscribes to all six by accident (§3.11).
+pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
+    let mut wanted: BTreeSet<&str> = description.features.iter().map(String::as_str).collect();
+    if description.lifecycle.is_empty() {
+        wanted.remove("lifecycle_events");
+    } else {
+        wanted.insert("lifecycle_events");
+    }
+    for feature in &wanted {
+        if !SUPPORTED_OPTIONAL.contains(feature) && !SUPPORTED_REQUIRED.contains(feature) {
+            crate::log!(crate::log::Level::Warning, "the guest declares a feature octet-wasm does not support; not negotiated",
+                "feature" => feature);
+        }
+    }
+    let mut features: Vec<String> = offer.required.clone();
+    for feature in &offer.optional {
+        if wanted.contains(feature.as_str())
+            && SUPPORTED_OPTIONAL.contains(&feature.as_str())
+            && !features.contains(feature)
+        {
+            features.push(feature.clone());
+        }
+    }
+    // Decorations travel inside `$/progress`, so they need it too.
+    if !features.iter().any(|f| f == "request_progress") {
+        features.retain(|f| f != "progress_decoration");
+    }
+    let lifecycle = if features.iter().any(|f| f == "lifecycle_events") {
+        let set: BTreeSet<&str> = description
+            .lifecycle
+            .iter()
+            .map(|k| lifecycle_method(*k))
+            .collect();
+        set.into_iter().map(str::to_owned).collect()
+    } else {
+        Vec::new()
+    };
+    let max_concurrent = offer
+        .max_concurrent
+        .min(description.max_concurrency.max(1))
+        .min(MAX_CONCURRENCY);
+    Negotiated {
+        features,
+        max_concurrent,
+        lifecycle,
+    }
+}
+
+/// The `initialize` result (§3.6, §3.7).
+pub fn reply(
+    api: ApiVersion,
+    description: &Description,
+    negotiated: &Negotiated,
+) -> Result<Value, String> {
+    let mut tools = Vec::with_capacity(description.tools.len());
+    for tool in &description.tools {
+        tools.push(tool_json(api, tool)?);
+    }
+    let commands: Vec<Value> = description
+        .commands
+        .iter()
+        .map(|command| {
+            let mut object = Map::new();
+            object.insert("name".into(), json!(command.name));
+            object.insert("description".into(), json!(command.description));
+            if let Some(usage) = &command.usage {
+                object.insert("usage".into(), json!(usage));
+            }
+            Value::Object(object)
+        })
+        .collect();
+    let mut result = Map::new();
+    result.insert("api_version".into(), json!(api.as_str()));
+    result.insert("tools".into(), Value::Array(tools));
+    result.insert("commands".into(), Value::Array(commands));
+    if api == ApiVersion::V0_2 {
+        let mut protocol = Map::new();
+        protocol.insert("version".into(), json!("0.2"));
+        protocol.insert("features".into(), json!(negotiated.features));
+        protocol.insert(
+            "limits".into(),
+            json!({ "max_concurrent_requests": negotiated.max_concurrent }),
+        );
+        if !negotiated.lifecycle.is_empty() {
+            protocol.insert("lifecycle_events".into(), json!(negotiated.lifecycle));
+        }
+        result.insert("protocol".into(), Value::Object(protocol));
+    }
+    Ok(Value::Object(result))
+}
+
+fn tool_json(api: ApiVersion, tool: &ToolDefinition) -> Result<Value, String> {
+    let parameters: Value = serde_json::from_str(&tool.parameters)
+        .map_err(|err| format!("tool {}: parameters are not valid JSON: {err}", tool.name))?;
+    let mut object = Map::new();
+    object.insert("name".into(), json!(tool.name));
+    object.insert("description".into(), json!(tool.description));
+    object.insert("parameters".into(), parameters);
+    if api == ApiVersion::V0_2
+        && let Some(schema) = &tool.output_schema
+    {
+        let schema: Value = serde_json::from_str(schema)
+            .map_err(|err| format!("tool {}: output_schema is not valid JSON: {err}", tool.name))?;
+        object.insert("output_schema".into(), schema);
+    }
+    Ok(Value::Object(object))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn description(
+        tools: &[&str],
+        features: &[&str],
+        lifecycle: Vec<LifecycleKind>,
+    ) -> Description {
+        Description {
+            name: "t".into(),
+            tools: tools
+                .iter()
+                .map(|name| ToolDefinition {
+                    name: (*name).into(),
+                    description: "d".into(),
+                    parameters: "{\"type\":\"object\"}".into(),
+                    output_schema: None,
+                })
+                .collect(),
+            commands: vec![],
+            hooks: vec![],
+            context: false,
+            status_surfaces: vec![],
+            renderers: vec![],
+            menu: false,
+            lifecycle,
+            max_concurrency: 4,
+            features: features.iter().map(|s| (*s).into()).collect(),
+        }
+    }
+
+    fn offer_v02(optional: &[&str], limit: Option<u64>) -> Value {
+        let mut protocol = json!({
+            "version": "0.2",
+            "required_features": ["request_cancellation", "content_parts"],
+            "optional_features": optional,
+        });
+        if let Some(limit) = limit {
+            protocol["limits"] = json!({ "max_concurrent_requests": limit });
+        }
+        json!({"api_version": "0.2", "contributes": {"tools": ["a"], "commands": []}, "protocol": protocol})
+    }
+
+    #[test]
+    fn negotiates_only_what_the_guest_uses() {
+        let offer = check_params(
+            &offer_v02(
+                &[
+                    "artifacts",
+                    "request_progress",
+                    "lifecycle_events",
+                    "dynamic_tools",
+                ],
+                Some(64),
+            ),
+            None,
+        )
+        .unwrap();
+        let plain = negotiate(&offer, &description(&["a"], &[], vec![]));
+        assert_eq!(
+            plain.features,
+            vec!["request_cancellation", "content_parts"]
+        );
+        assert_eq!(plain.max_concurrent, 4);
+        let rich = negotiate(
+            &offer,
+            &description(
+                &["a"],
+                &["request_progress", "dynamic_tools", "bogus"],
+                vec![LifecycleKind::TurnStarted, LifecycleKind::SessionSettled],
+            ),
+        );
+        assert_eq!(
+            rich.features,
+            vec![
+                "request_cancellation",
+                "content_parts",
+                "request_progress",
+                "lifecycle_events"
+            ]
+        );
+        assert_eq!(rich.lifecycle, vec!["session/settled", "turn/started"]);
+    }
+
+    #[test]
+    fn missing_limits_mean_one() {
+        let offer = check_params(&offer_v02(&[], None), None).unwrap();
+        assert_eq!(
+            negotiate(&offer, &description(&["a"], &[], vec![])).max_concurrent,
+            1
+        );
+    }
+
+    #[test]
+    fn rejects_bad_offers_with_sdk_texts() {
+        let mut params = offer_v02(&[], None);
+        params["protocol"]["required_features"] =
+            json!(["request_cancellation", "content_parts", "telepathy"]);
+        let err = check_params(&params, None).unwrap_err();
+        assert_eq!(err.code, -32000);
+        assert_eq!(
+            err.data,
+            Some(json!({"unsupported_features": ["telepathy"]}))
+        );
+        let mut params = offer_v02(&["a", "a"], None);
+        assert!(
+            check_params(&params, None)
+                .unwrap_err()
+                .message
+                .contains("duplicate")
+        );
+        params = offer_v02(&[], Some(0));
+        assert_eq!(check_params(&params, None).unwrap_err().code, -32602);
+        params = offer_v02(&[], None);
+        params["protocol"]["limits"] = json!({"max_concurrent_requests": true});
+        assert_eq!(check_params(&params, None).unwrap_err().code, -32602);
+        assert_eq!(
+            check_params(&json!({"api_version": "0.2"}), None)
+                .unwrap_err()
+                .code,
+            -32602
+        );
+        assert_eq!(
+            check_params(&json!({"api_version": "0.1"}), Some("0.2"))
+                .unwrap_err()
+                .code,
+            -32000
+        );
+    }
+
+    #[test]
+    fn registration_mismatch_names_both_sides() {
+        let offer = check_params(
+            &json!({"api_version": "0.1", "contributes": {"tools": ["a", "b"], "commands": []}}),
+            None,
+        )
+        .unwrap();
+        let err = check_registration(&offer, &description(&["a"], &[], vec![])).unwrap_err();
+        assert_eq!(
+            err.message,
+            "registered tools do not match manifest declarations"
+        );
+        assert_eq!(
+            err.data,
+            Some(json!({"declared": ["a", "b"], "registered": ["a"]}))
+        );
+        assert!(check_registration(&offer, &description(&["a", "b", "b"], &[], vec![])).is_err());
+    }
+}

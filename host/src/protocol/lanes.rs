@@ -1,0 +1,422 @@
+//! Lanes: tasks that own guest instances and run work on them, one job at
+//! a time per instance.
+//!
+//! Which requests go where (design §3):
+//! - the **primary lane** owns the one long-lived instance and serves, in
+//!   arrival order, every command, hook, context, status, render and menu
+//!   request, every lifecycle event and the shutdown handler, so a guest can
+//!   keep state across them exactly as with the Python SDK;
+//! - with a negotiated concurrency N > 1, **tool calls** go to a pool of N
+//!   lanes, each with its own instance (created on first use), so N calls
+//!   really run in parallel on separate cores. Pool instances share no
+//!   memory with the primary; guests that need shared state declare
+//!   concurrency 1 and everything runs on the primary lane.
+//!
+//! A call whose request was cancelled keeps running for the cancel grace
+//! (so a cooperative guest can stop cleanly), then its future is dropped:
+//! the instance is discarded and the lane makes a fresh one for the next
+//! job. A trap discards the instance the same way.
+
+use super::deadlines::{Deadlines, Kind};
+use super::initialize::ApiVersion;
+use super::results::{self, ToolShape};
+use super::session::{RequestState, Session};
+use super::work::{Guest, Work};
+use crate::cancel::CancelToken;
+use crate::log::Level;
+use crate::runtime::types::*;
+use crate::runtime::{Fault, Instance, Runtime, Sandbox};
+use crate::wire::message::RpcError;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{Mutex, mpsc, oneshot};
+
+/// Everything a lane needs to make instances and answer requests.
+pub struct LaneContext {
+    pub runtime: Runtime<Session>,
+    pub session: Arc<Session>,
+    pub sandbox: Sandbox,
+    pub init: InitParams,
+    pub guest: Guest,
+    pub deadlines: Deadlines,
+    pub api: ApiVersion,
+    pub artifacts: bool,
+}
+
+/// A job for a lane.
+pub enum Job {
+    Request {
+        request: Arc<RequestState>,
+        work: Work,
+    },
+    Lifecycle(LifecycleEvent),
+    /// Run the guest's shutdown handler; the answer is the guest's own.
+    Shutdown(oneshot::Sender<Result<(), String>>),
+}
+
+/// Queue length per lane: the admission bound (64) plus room for the
+/// shutdown job, so a send never fails while admission holds.
+const LANE_QUEUE: usize = 80;
+
+/// Senders to the running lanes.
+pub struct Lanes {
+    primary: mpsc::Sender<Job>,
+    pool: Option<mpsc::Sender<Job>>,
+}
+
+impl Lanes {
+    /// Starts the primary lane on `primary` and, for `pool_size > 1`, a
+    /// pool of lanes for tool calls.
+    pub fn start(context: Arc<LaneContext>, primary: Instance<Session>, pool_size: u32) -> Lanes {
+        let (primary_tx, primary_rx) = mpsc::channel(LANE_QUEUE);
+        tokio::spawn(run_lane(
+            context.clone(),
+            Some(primary),
+            Arc::new(Mutex::new(primary_rx)),
+            "primary",
+        ));
+        let pool = (pool_size > 1).then(|| {
+            let (tx, rx) = mpsc::channel(LANE_QUEUE);
+            let rx = Arc::new(Mutex::new(rx));
+            for _ in 0..pool_size {
+                tokio::spawn(run_lane(context.clone(), None, rx.clone(), "pool"));
+            }
+            tx
+        });
+        Lanes {
+            primary: primary_tx,
+            pool,
+        }
+    }
+
+    /// Queues a job on the lane that serves it. Fails only when the lanes
+    /// are gone or full, which admission prevents.
+    pub fn dispatch(&self, job: Job) -> Result<(), Box<Job>> {
+        let lane = match (&job, &self.pool) {
+            (
+                Job::Request {
+                    work: Work::Tool { .. },
+                    ..
+                },
+                Some(pool),
+            ) => pool,
+            _ => &self.primary,
+        };
+        lane.try_send(job).map_err(|err| match err {
+            mpsc::error::TrySendError::Full(job) | mpsc::error::TrySendError::Closed(job) => {
+                Box::new(job)
+            }
+        })
+    }
+}
+
+async fn run_lane(
+    context: Arc<LaneContext>,
+    mut instance: Option<Instance<Session>>,
+    jobs: Arc<Mutex<mpsc::Receiver<Job>>>,
+    lane: &'static str,
+) {
+    loop {
+        let job = jobs.lock().await.recv().await;
+        let Some(job) = job else { return };
+        match job {
+            Job::Request { request, work } => {
+                // Cancelled (or expired) before it started: never run it.
+                if request.cancel.is_cancelled() {
+                    continue;
+                }
+                let outcome = match ensure(&context, &mut instance).await {
+                    Ok(guest) => serve(&context, guest, &request, work).await,
+                    Err(fault) => {
+                        Served::Faulted(answer_fault(&context, &request, None, &fault), fault)
+                    }
+                };
+                match outcome {
+                    Served::Answered(answer) => {
+                        context.session.settle(&request, answer).await;
+                    }
+                    Served::Faulted(answer, fault) => {
+                        replace(&mut instance, lane, &fault.to_string());
+                        context.session.settle(&request, answer).await;
+                    }
+                    Served::Abandoned => replace(
+                        &mut instance,
+                        lane,
+                        "the call was still running after its cancellation grace",
+                    ),
+                }
+            }
+            Job::Lifecycle(event) => {
+                if let Ok(guest) = ensure(&context, &mut instance).await {
+                    let cancel = CancelToken::new();
+                    let budget = context.deadlines.for_kind(Kind::Lifecycle);
+                    match tokio::time::timeout(budget, guest.on_lifecycle(cancel, &event)).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(fault)) => replace(&mut instance, lane, &fault.to_string()),
+                        Err(_) => replace(
+                            &mut instance,
+                            lane,
+                            &format!(
+                                "a lifecycle handler ran past {} ms ({})",
+                                budget.as_millis(),
+                                super::deadlines::Deadlines::flag(Kind::Lifecycle)
+                            ),
+                        ),
+                    }
+                }
+                context.session.lifecycle_done();
+            }
+            Job::Shutdown(done) => {
+                let result = match instance.as_mut() {
+                    // The instance was replaced or never made: there is no
+                    // state to shut down.
+                    None => Ok(()),
+                    Some(guest) => match guest.on_shutdown(CancelToken::new()).await {
+                        Ok(Ok(())) => Ok(()),
+                        Ok(Err(error)) => Err(format!("{error:?}")),
+                        Err(fault) => Err(fault.to_string()),
+                    },
+                };
+                let _ = done.send(result);
+            }
+        }
+    }
+}
+
+fn replace(instance: &mut Option<Instance<Session>>, lane: &str, why: &str) {
+    if instance.take().is_some() {
+        crate::log!(Level::Warning, "guest instance discarded; the next request gets a fresh one (its in-memory state is lost)",
+            "lane" => lane, "reason" => why);
+    }
+}
+
+/// The lane's instance, made (and initialised) when missing.
+async fn ensure<'a>(
+    context: &LaneContext,
+    instance: &'a mut Option<Instance<Session>>,
+) -> Result<&'a mut Instance<Session>, Fault> {
+    if instance.is_none() {
+        let mut fresh = context
+            .runtime
+            .instantiate(context.session.clone(), &context.sandbox)
+            .await?;
+        match fresh.init(&context.init).await? {
+            Ok(()) => {}
+            Err(error) => return Err(Fault::Start(format!("the guest's init failed: {error:?}"))),
+        }
+        *instance = Some(fresh);
+    }
+    instance
+        .as_mut()
+        .ok_or_else(|| Fault::Start("no instance".into()))
+}
+
+enum Served {
+    Answered(Result<Value, RpcError>),
+    Faulted(Result<Value, RpcError>, Fault),
+    /// Cancelled and still running after the grace: dropped mid-call.
+    Abandoned,
+}
+
+async fn serve(
+    context: &LaneContext,
+    guest: &mut Instance<Session>,
+    request: &Arc<RequestState>,
+    work: Work,
+) -> Served {
+    let grace = context.deadlines.cancel_grace;
+    let cancel = request.cancel.clone();
+    let call = execute(context, guest, request, work);
+    tokio::select! {
+        biased;
+        served = call => served,
+        () = async { cancel.cancelled().await; tokio::time::sleep(grace).await } => Served::Abandoned,
+    }
+}
+
+async fn execute(
+    context: &LaneContext,
+    guest: &mut Instance<Session>,
+    request: &Arc<RequestState>,
+    work: Work,
+) -> Served {
+    let scope = request.clone();
+    let cancel = request.cancel.clone();
+    macro_rules! finish {
+        ($outcome:expr, $convert:expr) => {
+            match $outcome {
+                Ok(Ok(value)) => Served::Answered($convert(value)),
+                Ok(Err(error)) => Served::Answered(Err(guest_error(error, &request.cancel))),
+                Err(fault) => Served::Faulted(answer_fault(context, request, None, &fault), fault),
+            }
+        };
+    }
+    match work {
+        Work::Tool { call, cx } => {
+            let outcome = guest.call_tool(scope, cancel, &call, &cx).await;
+            match outcome {
+                Ok(Ok(result)) => {
+                    let entry = context.guest.catalog.tools.get(&call.name);
+                    let shape = ToolShape {
+                        name: &call.name,
+                        output_schema: entry.and_then(|e| e.output_schema.as_ref()),
+                        artifacts: context.artifacts,
+                    };
+                    Served::Answered(
+                        results::tool_result(context.api, &shape, result)
+                            .map_err(|err| invalid_result(&err.0)),
+                    )
+                }
+                // A failed tool is a result the model reads, not an RPC
+                // error (protocol-core §4.1).
+                Ok(Err(GuestError::Failed(text))) => {
+                    Served::Answered(Ok(results::tool_failure(context.api, &text)))
+                }
+                Ok(Err(error)) => Served::Answered(Err(guest_error(error, &request.cancel))),
+                Err(fault) => Served::Faulted(
+                    answer_fault(context, request, Some(&call.name), &fault),
+                    fault,
+                ),
+            }
+        }
+        Work::Command {
+            name,
+            arguments,
+            cx,
+        } => {
+            let outcome = guest
+                .execute_command(scope, cancel, &name, &arguments, &cx)
+                .await;
+            finish!(outcome, |result: CommandResult| Ok(
+                results::command_result(&result)
+            ))
+        }
+        Work::Hook { hook, payload, cx } => {
+            let outcome = guest.run_hook(scope, cancel, &hook, &payload, &cx).await;
+            finish!(outcome, |result: HookResult| results::hook_result(
+                &hook, result
+            )
+            .map_err(|err| invalid_result(&err.0)))
+        }
+        Work::Context { prompt, cx } => {
+            let outcome = guest
+                .collect_context(scope, cancel, prompt.as_deref(), &cx)
+                .await;
+            finish!(outcome, |items: Vec<ContextItem>| Ok(
+                results::context_items(&items)
+            ))
+        }
+        Work::Status { surface, cx } => {
+            let outcome = guest.collect_status(scope, cancel, &surface, &cx).await;
+            finish!(outcome, |item: Option<StatusItem>| Ok(item
+                .map(|i| results::status_item(&i))
+                .unwrap_or(Value::Null)))
+        }
+        Work::Render {
+            request: render,
+            cx,
+        } => {
+            let outcome = guest.render_tool(scope, cancel, &render, &cx).await;
+            finish!(outcome, |segments: Vec<Segment>| results::segments(
+                &segments
+            )
+            .map_err(|err| invalid_result(&err.0)))
+        }
+        Work::Menu { cx } => {
+            let outcome = guest.collect_menu(scope, cancel, &cx).await;
+            finish!(outcome, |menu: Option<String>| match menu {
+                Some(text) => results::menu(&text).map_err(|err| invalid_result(&err.0)),
+                None => Err(RpcError::method_not_found("the extension offers no menu")),
+            })
+        }
+    }
+}
+
+fn invalid_result(message: &str) -> RpcError {
+    crate::log!(Level::Warning, "the guest returned an invalid result", "error" => message);
+    RpcError::internal(format!("invalid handler result: {message}"))
+}
+
+/// The answer for a request whose guest faulted; tool calls get an
+/// `is_error` result the model can read.
+fn answer_fault(
+    context: &LaneContext,
+    request: &RequestState,
+    tool: Option<&str>,
+    fault: &Fault,
+) -> Result<Value, RpcError> {
+    log_fault(request.id, fault);
+    match tool {
+        Some(name) => Ok(results::tool_failure(
+            context.api,
+            &format!("tool {name} failed: {fault}"),
+        )),
+        None => {
+            Err(RpcError::internal("internal error")
+                .with_data(json!({ "error": fault.to_string() })))
+        }
+    }
+}
+
+fn log_fault(request_id: u64, fault: &Fault) {
+    match fault {
+        Fault::Trap { message, backtrace } => crate::log!(Level::Error, "guest trapped",
+            "request_id" => request_id, "error" => message, "backtrace" => backtrace),
+        other => {
+            crate::log!(Level::Error, "guest failed", "request_id" => request_id, "error" => other.to_string())
+        }
+    }
+}
+
+/// JSON-RPC codes a guest may answer with; anything else becomes -32603 so
+/// a guest can never imitate transport-level errors.
+fn allowed_code(code: i32) -> bool {
+    matches!(code, -32602 | -32601 | -32603 | -32800) || (-32099..=-32000).contains(&code)
+}
+
+/// A guest's own error as a JSON-RPC error (the SDK's mapping).
+pub fn guest_error(error: GuestError, cancel: &CancelToken) -> RpcError {
+    match error {
+        GuestError::InvalidParams(message) => RpcError::invalid_params(message),
+        GuestError::Cancelled => {
+            RpcError::cancelled(&cancel.reason().unwrap_or_else(|| "cancelled".into()))
+        }
+        GuestError::Failed(message) => {
+            RpcError::internal("internal error").with_data(json!({ "error": message }))
+        }
+        GuestError::Rpc(error) => {
+            let code = if allowed_code(error.code) {
+                i64::from(error.code)
+            } else {
+                -32603
+            };
+            let mut rpc = RpcError::new(code, error.message);
+            if let Some(data) = error.data {
+                rpc = rpc.with_data(serde_json::from_str(&data).unwrap_or(Value::String(data)));
+            }
+            rpc
+        }
+    }
+}
+
+/// What the shim answers when `kind`'s deadline passes: an `is_error`
+/// result for tool calls (the model learns the tool timed out), an error
+/// naming the deadline and its flag otherwise.
+pub fn deadline_answer(api: ApiVersion, kind: Kind, limit: Duration) -> Result<Value, RpcError> {
+    let text = format!(
+        "octet-wasm stopped the guest after its deadline of {} ms (raise it with `{}`)",
+        limit.as_millis(),
+        Deadlines::flag(kind)
+    );
+    match kind {
+        Kind::Tool => Ok(results::tool_failure(api, &text)),
+        _ => Err(
+            RpcError::server("request deadline exceeded").with_data(json!({
+                "deadline_ms": limit.as_millis() as u64,
+                "raise_with": Deadlines::flag(kind),
+                "error": text,
+            })),
+        ),
+    }
+}

@@ -1,0 +1,477 @@
+//! Guest answers turned into wire results, with every bound of
+//! protocol-core §4 checked before anything is written. A violation is a
+//! [`ResultError`] naming the bound; the server answers it as -32603 (the
+//! SDK's "invalid handler result"), never as a frame the host would reject.
+
+use super::bounds::{JsonBounds, check_json};
+use super::initialize::ApiVersion;
+use crate::runtime::types::*;
+use serde_json::{Map, Value, json};
+
+/// A guest answer that breaks a protocol rule; the text names the rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultError(pub String);
+
+impl std::fmt::Display for ResultError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn fail<T>(message: impl Into<String>) -> Result<T, ResultError> {
+    Err(ResultError(message.into()))
+}
+
+/// Most content parts in one result (§4.1).
+pub const MAX_PARTS: usize = 256;
+/// Bounds of `structured_content` (§4.1).
+pub const STRUCTURED: JsonBounds = JsonBounds {
+    name: "structured_content",
+    max_bytes: 256 * 1024,
+    max_depth: 32,
+    max_nodes: 16_384,
+    max_key_bytes: None,
+};
+/// Bounds of `metadata` (§4.1).
+pub const METADATA: JsonBounds = JsonBounds {
+    name: "metadata",
+    max_bytes: 64 * 1024,
+    max_depth: 32,
+    max_nodes: 16_384,
+    max_key_bytes: Some(256),
+};
+/// Renderer bounds (§4.6).
+pub const MAX_SEGMENTS: usize = 128;
+pub const MAX_SEGMENT_TEXT: usize = 8 * 1024;
+pub const MAX_STYLE_ROLE: usize = 128;
+
+/// What the shim knows of the tool being answered.
+pub struct ToolShape<'a> {
+    pub name: &'a str,
+    /// The tool's compiled output schema, when it declared one (API 0.2).
+    pub output_schema: Option<&'a jsonschema::Validator>,
+    pub artifacts: bool,
+}
+
+/// A tool result for the wire (§4.1). API 0.1 joins the text parts into the
+/// legacy string.
+pub fn tool_result(
+    api: ApiVersion,
+    shape: &ToolShape<'_>,
+    result: ToolResult,
+) -> Result<Value, ResultError> {
+    if result.content.is_empty() {
+        return fail("tool result content is empty (at least one text part is required)");
+    }
+    if result.content.len() > MAX_PARTS {
+        return fail(format!(
+            "tool result has {} content parts; the limit is {MAX_PARTS}",
+            result.content.len()
+        ));
+    }
+    if !result
+        .content
+        .iter()
+        .any(|p| matches!(p, ContentPart::Text(_)))
+    {
+        return fail("tool result has no text part (at least one is required)");
+    }
+    let metadata = match &result.metadata {
+        None => json!({}),
+        Some(text) => {
+            let value = parse_json(text, "metadata")?;
+            if !value.is_object() {
+                return fail("tool result metadata must be a JSON object");
+            }
+            check_json(&value, &METADATA).map_err(ResultError)?;
+            value
+        }
+    };
+    match api {
+        ApiVersion::V0_1 => legacy_tool_result(result, metadata),
+        ApiVersion::V0_2 => typed_tool_result(shape, result, metadata),
+    }
+}
+
+fn legacy_tool_result(result: ToolResult, metadata: Value) -> Result<Value, ResultError> {
+    let mut texts = Vec::with_capacity(result.content.len());
+    for part in result.content {
+        match part {
+            ContentPart::Text(text) => texts.push(text),
+            _ => {
+                return fail(
+                    "image and audio parts need API 0.2 with artifacts; API 0.1 results are text only",
+                );
+            }
+        }
+    }
+    if result.structured_content.is_some() {
+        return fail("structured_content is not allowed on API 0.1");
+    }
+    Ok(json!({ "content": texts.join("\n"), "is_error": result.is_error, "metadata": metadata }))
+}
+
+fn typed_tool_result(
+    shape: &ToolShape<'_>,
+    result: ToolResult,
+    metadata: Value,
+) -> Result<Value, ResultError> {
+    let mut parts = Vec::with_capacity(result.content.len());
+    for part in result.content {
+        parts.push(match part {
+            ContentPart::Text(text) => json!({ "type": "text", "text": text }),
+            ContentPart::Image(image) => {
+                if !shape.artifacts {
+                    return fail("image parts need the negotiated `artifacts` feature");
+                }
+                let mut object = json!({ "type": "image", "artifact_id": image.artifact_id, "mime_type": image.mime_type });
+                if let Some(alt) = image.alt {
+                    object["alt"] = json!(alt);
+                }
+                object
+            }
+            ContentPart::Audio(audio) => {
+                if !shape.artifacts {
+                    return fail("audio parts need the negotiated `artifacts` feature");
+                }
+                let mut object = json!({ "type": "audio", "artifact_id": audio.artifact_id, "mime_type": audio.mime_type });
+                if let Some(transcript) = audio.transcript {
+                    object["transcript"] = json!(transcript);
+                }
+                object
+            }
+        });
+    }
+    let mut object = Map::new();
+    object.insert("content".into(), Value::Array(parts));
+    match (&result.structured_content, shape.output_schema) {
+        (Some(_), None) => {
+            return fail(format!(
+                "tool {} returned structured_content but declares no output_schema",
+                shape.name
+            ));
+        }
+        (None, Some(_)) if !result.is_error => {
+            return fail(format!(
+                "tool {} declares an output_schema but returned no structured_content",
+                shape.name
+            ));
+        }
+        (Some(text), Some(validator)) => {
+            let value = parse_json(text, "structured_content")?;
+            check_json(&value, &STRUCTURED).map_err(ResultError)?;
+            if let Err(error) = validator.validate(&value) {
+                return fail(format!(
+                    "structured_content does not match the output_schema of tool {}: {error}",
+                    shape.name
+                ));
+            }
+            object.insert("structured_content".into(), value);
+        }
+        _ => {}
+    }
+    object.insert("is_error".into(), json!(result.is_error));
+    object.insert("metadata".into(), metadata);
+    Ok(Value::Object(object))
+}
+
+/// The SDK's answer for a failed tool handler: an `is_error` result.
+pub fn tool_failure(api: ApiVersion, text: &str) -> Value {
+    match api {
+        ApiVersion::V0_1 => json!({ "content": text, "is_error": true, "metadata": {} }),
+        ApiVersion::V0_2 => {
+            json!({ "content": [{ "type": "text", "text": text }], "is_error": true, "metadata": {} })
+        }
+    }
+}
+
+pub fn notification(n: &Notification) -> Value {
+    let mut object = Map::new();
+    object.insert("level".into(), json!(notify_level(n.level)));
+    if let Some(title) = &n.title {
+        object.insert("title".into(), json!(title));
+    }
+    object.insert("message".into(), json!(n.message));
+    Value::Object(object)
+}
+
+fn notify_level(level: NotifyLevel) -> &'static str {
+    match level {
+        NotifyLevel::Info => "info",
+        NotifyLevel::Success => "success",
+        NotifyLevel::Warning => "warning",
+        NotifyLevel::Error => "error",
+    }
+}
+
+pub fn context_item(item: &ContextItem) -> Value {
+    let placement = match item.placement {
+        Placement::SystemPrefix => "system_prefix",
+        Placement::SystemSuffix => "system_suffix",
+        Placement::PromptPrefix => "prompt_prefix",
+        Placement::PromptSuffix => "prompt_suffix",
+    };
+    json!({ "label": item.label, "content": item.content, "placement": placement })
+}
+
+pub fn context_items(items: &[ContextItem]) -> Value {
+    Value::Array(items.iter().map(context_item).collect())
+}
+
+pub fn status_item(item: &StatusItem) -> Value {
+    let mut object = Map::new();
+    object.insert("surface".into(), json!(item.surface));
+    object.insert("text".into(), json!(item.text));
+    if let Some(role) = &item.style_role {
+        object.insert("style_role".into(), json!(role));
+    }
+    object.insert("priority".into(), json!(item.priority));
+    Value::Object(object)
+}
+
+pub fn command_result(result: &CommandResult) -> Value {
+    json!({
+        "text": result.text,
+        "notifications": result.notifications.iter().map(notification).collect::<Vec<_>>(),
+        "context": context_items(&result.context),
+    })
+}
+
+/// The default hook answer (no handler): continue, nothing added.
+pub fn default_hook_result() -> Value {
+    json!({ "disposition": { "action": "continue" }, "context": [], "notifications": [] })
+}
+
+/// A hook result; typed extras are only sent for their own hook (§4.3).
+pub fn hook_result(hook: &str, result: HookResult) -> Result<Value, ResultError> {
+    let disposition = match &result.disposition {
+        Disposition::Continue => json!({ "action": "continue" }),
+        Disposition::Deny(reason) => json!({ "action": "deny", "reason": reason }),
+    };
+    let mut object = Map::new();
+    object.insert("disposition".into(), disposition);
+    object.insert("context".into(), context_items(&result.context));
+    object.insert(
+        "notifications".into(),
+        Value::Array(result.notifications.iter().map(notification).collect()),
+    );
+    if hook == "provider_retry"
+        && let Some(decision) = &result.provider_retry
+    {
+        let value = match decision {
+            RetryDecision::Retry => json!("retry"),
+            RetryDecision::Stop => json!("stop"),
+            RetryDecision::Delay(ms) => json!({ "delay": { "additional_delay_ms": ms } }),
+        };
+        object.insert("provider_retry".into(), value);
+    }
+    if hook == "before_persistence"
+        && let Some(meta) = &result.persistence_metadata
+    {
+        let value = parse_json(&meta.value, "persistence_metadata.value")?;
+        check_json(&value, &super::bounds::PERSISTENCE_VALUE).map_err(ResultError)?;
+        object.insert(
+            "persistence_metadata".into(),
+            json!({ "value": value, "public": meta.public }),
+        );
+    }
+    if hook == "post_mutation"
+        && let Some(decision) = &result.post_mutation
+    {
+        let value = match decision {
+            RescanDecision::NoRescan => json!({ "action": "no_rescan" }),
+            RescanDecision::RequestRescan(ids) => {
+                if ids.is_empty() || ids.len() > 32 {
+                    return fail(format!(
+                        "post_mutation request_rescan needs 1 to 32 resource ids, got {}",
+                        ids.len()
+                    ));
+                }
+                json!({ "action": "request_rescan", "resource_ids": ids })
+            }
+        };
+        object.insert("post_mutation".into(), value);
+    }
+    Ok(Value::Object(object))
+}
+
+/// `{"segments": [...]}` with the renderer bounds (§4.6).
+pub fn segments(segments: &[Segment]) -> Result<Value, ResultError> {
+    if segments.len() > MAX_SEGMENTS {
+        return fail(format!(
+            "rendering has {} segments; the limit is {MAX_SEGMENTS}",
+            segments.len()
+        ));
+    }
+    let mut out = Vec::with_capacity(segments.len());
+    for segment in segments {
+        if segment.text.len() > MAX_SEGMENT_TEXT {
+            return fail(format!(
+                "a rendering segment has {} bytes of text; the limit is {MAX_SEGMENT_TEXT}",
+                segment.text.len()
+            ));
+        }
+        if segment
+            .text
+            .chars()
+            .any(|c| c.is_control() && c != '\t' && c != '\n')
+        {
+            return fail(
+                "a rendering segment contains a control character (only TAB and LF are allowed)",
+            );
+        }
+        if let Some(role) = &segment.style_role
+            && (role.is_empty()
+                || role.len() > MAX_STYLE_ROLE
+                || role.chars().any(char::is_control))
+        {
+            return fail(format!(
+                "a rendering style_role must be 1 to {MAX_STYLE_ROLE} bytes without control characters"
+            ));
+        }
+        out.push(json!({ "text": segment.text, "style_role": segment.style_role }));
+    }
+    Ok(json!({ "segments": out }))
+}
+
+/// A guest-provided menu (§4.7), parsed and bounded by size; the host
+/// validates the structure and discards an invalid menu as a whole.
+pub fn menu(text: &str) -> Result<Value, ResultError> {
+    if text.len() > 256 * 1024 {
+        return fail(format!(
+            "menu of {} bytes exceeds the 256 KiB limit",
+            text.len()
+        ));
+    }
+    let value = parse_json(text, "menu")?;
+    if !value.is_object() {
+        return fail("menu must be a JSON object");
+    }
+    Ok(value)
+}
+
+pub fn parse_json(text: &str, what: &str) -> Result<Value, ResultError> {
+    serde_json::from_str(text)
+        .map_err(|err| ResultError(format!("{what} is not valid JSON: {err}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(t: &str) -> ContentPart {
+        ContentPart::Text(t.into())
+    }
+
+    fn result(content: Vec<ContentPart>) -> ToolResult {
+        ToolResult {
+            content,
+            structured_content: None,
+            is_error: false,
+            metadata: None,
+        }
+    }
+
+    const PLAIN: ToolShape<'static> = ToolShape {
+        name: "t",
+        output_schema: None,
+        artifacts: false,
+    };
+
+    #[test]
+    fn legacy_and_typed_shapes() {
+        assert_eq!(
+            tool_result(ApiVersion::V0_1, &PLAIN, result(vec![text("Hello, Ada!")]))
+                .unwrap()
+                .to_string(),
+            r#"{"content":"Hello, Ada!","is_error":false,"metadata":{}}"#
+        );
+        assert_eq!(
+            tool_result(ApiVersion::V0_2, &PLAIN, result(vec![text("hi")]))
+                .unwrap()
+                .to_string(),
+            r#"{"content":[{"type":"text","text":"hi"}],"is_error":false,"metadata":{}}"#
+        );
+    }
+
+    #[test]
+    fn part_bounds_are_named() {
+        let at_limit = result((0..MAX_PARTS).map(|_| text("x")).collect());
+        assert!(tool_result(ApiVersion::V0_2, &PLAIN, at_limit).is_ok());
+        let over = result((0..=MAX_PARTS).map(|_| text("x")).collect());
+        assert!(
+            tool_result(ApiVersion::V0_2, &PLAIN, over)
+                .unwrap_err()
+                .0
+                .contains("limit is 256")
+        );
+        assert!(tool_result(ApiVersion::V0_2, &PLAIN, result(vec![])).is_err());
+        let image = ContentPart::Image(ImagePart {
+            artifact_id: "a".into(),
+            mime_type: "image/png".into(),
+            alt: None,
+        });
+        assert!(tool_result(ApiVersion::V0_2, &PLAIN, result(vec![image])).is_err());
+    }
+
+    #[test]
+    fn structured_content_follows_the_schema() {
+        let schema =
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let shape = ToolShape {
+            name: "t",
+            output_schema: Some(&validator),
+            artifacts: false,
+        };
+        let mut good = result(vec![text("x")]);
+        good.structured_content = Some(r#"{"n":1}"#.into());
+        assert!(
+            tool_result(ApiVersion::V0_2, &shape, good).unwrap()["structured_content"]
+                == json!({"n": 1})
+        );
+        let mut bad = result(vec![text("x")]);
+        bad.structured_content = Some(r#"{"n":"one"}"#.into());
+        assert!(tool_result(ApiVersion::V0_2, &shape, bad).is_err());
+        assert!(tool_result(ApiVersion::V0_2, &shape, result(vec![text("x")])).is_err());
+        let mut stray = result(vec![text("x")]);
+        stray.structured_content = Some("{}".into());
+        assert!(tool_result(ApiVersion::V0_2, &PLAIN, stray).is_err());
+    }
+
+    #[test]
+    fn segments_are_checked() {
+        let seg = |t: &str| Segment {
+            text: t.into(),
+            style_role: None,
+        };
+        assert_eq!(
+            segments(&[seg("a\tb\n")]).unwrap().to_string(),
+            r#"{"segments":[{"text":"a\tb\n","style_role":null}]}"#
+        );
+        assert!(segments(&[seg("\u{1b}[31m")]).is_err());
+        assert!(segments(&vec![seg("x"); MAX_SEGMENTS + 1]).is_err());
+    }
+
+    #[test]
+    fn hook_extras_only_for_their_hook() {
+        let result = HookResult {
+            disposition: Disposition::Deny("no".into()),
+            context: vec![],
+            notifications: vec![],
+            provider_retry: Some(RetryDecision::Stop),
+            persistence_metadata: None,
+            post_mutation: None,
+        };
+        assert_eq!(
+            hook_result("before_tool_call", result.clone())
+                .unwrap()
+                .to_string(),
+            r#"{"disposition":{"action":"deny","reason":"no"},"context":[],"notifications":[]}"#
+        );
+        assert_eq!(
+            hook_result("provider_retry", result).unwrap()["provider_retry"],
+            json!("stop")
+        );
+    }
+}

@@ -1,0 +1,538 @@
+//! The event loop: everything that drives the shim (host frames, end of
+//! input) arrives here and is handled in one place.
+//!
+//! The loop never runs guest code (lanes do) and never waits on the guest,
+//! except while answering `initialize`, when the host sends nothing else.
+
+use super::deadlines::Deadlines;
+use super::initialize::{self, ApiVersion, Negotiated};
+use super::lanes::{self, Job, LaneContext, Lanes};
+use super::session::{Refusal, RequestState, Session, Setup};
+use super::work::{self, Guest, Plan};
+use super::{catalog, sandbox_from};
+use crate::log::Level;
+use crate::runtime::cache::Cache;
+use crate::runtime::types::InitParams;
+use crate::runtime::{Limits, LoadSource, Runtime};
+use crate::wire::message::{ChildId, Inbound, Rejection, RpcError};
+use crate::wire::transport::{self, Input, Writer};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// How the shim was started.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub component: PathBuf,
+    pub limits: Limits,
+    pub deadlines: Deadlines,
+    pub cache: Option<Cache>,
+    /// Refuse the component unless its SHA-256 is this (lowercase hex).
+    pub sha256: Option<String>,
+}
+
+/// Longest local drain before a `shutdown` acknowledgement: the host waits
+/// 2 s for the ack, and cancelling, the cancel grace and the guest's own
+/// shutdown handler must fit in the rest.
+const SHUTDOWN_DRAIN: Duration = Duration::from_millis(1_000);
+/// Budget of the guest's shutdown handler.
+const SHUTDOWN_HANDLER: Duration = Duration::from_millis(300);
+/// The SDK's drain on end of input (§4.11).
+const EOF_DRAIN: Duration = Duration::from_millis(2_000);
+
+enum Phase {
+    Starting,
+    Ready(Box<Running>),
+    Draining,
+}
+
+struct Running {
+    lanes: Lanes,
+    context: Arc<LaneContext>,
+}
+
+/// Serves the wire until shutdown or end of input; returns the exit code.
+pub async fn serve(options: Options) -> i32 {
+    let writer = Writer::spawn();
+    let session = Arc::new(Session::new(writer.clone()));
+    let mut input = transport::spawn_reader();
+    let loader = start_loading(options.clone());
+    let mut loaded: Option<Result<Arc<Runtime<Session>>, String>> = None;
+    let mut loader = Some(loader);
+    let mut phase = Phase::Starting;
+
+    while let Some(event) = input.recv().await {
+        match event {
+            Input::Message(Inbound::Request { id, method, params }) => match &phase {
+                Phase::Starting if method == "initialize" => {
+                    if loaded.is_none()
+                        && let Some(task) = loader.take()
+                    {
+                        loaded = Some(task.await.unwrap_or_else(|err| {
+                            Err(format!("component loading crashed: {err}"))
+                        }));
+                    }
+                    let runtime = loaded
+                        .clone()
+                        .unwrap_or_else(|| Err("component not loaded".into()));
+                    match initialize(&session, &options, runtime, &params).await {
+                        Ok((reply, running)) => {
+                            session.answer(id, Ok(reply)).await;
+                            session.mark_ready();
+                            phase = Phase::Ready(running);
+                        }
+                        Err(error) => {
+                            crate::log!(Level::Error, "initialize failed", "error" => error.message.clone());
+                            session.answer(id, Err(error)).await;
+                        }
+                    }
+                }
+                Phase::Starting => {
+                    session
+                        .answer(
+                            id,
+                            Err(RpcError::invalid_request(
+                                "initialize must be the first request",
+                            )),
+                        )
+                        .await;
+                }
+                Phase::Ready(running) => {
+                    if method == "shutdown" {
+                        let lanes_context = running.context.clone();
+                        let Phase::Ready(running) = std::mem::replace(&mut phase, Phase::Draining)
+                        else {
+                            unreachable!("matched Ready above")
+                        };
+                        tokio::spawn(shutdown(
+                            session.clone(),
+                            running.lanes,
+                            lanes_context,
+                            id,
+                            params,
+                        ));
+                    } else {
+                        handle_request(&session, running, id, &method, &params).await;
+                    }
+                }
+                Phase::Draining => {
+                    let message = if method == "shutdown" {
+                        "extension is already draining"
+                    } else {
+                        "extension is draining"
+                    };
+                    session.answer(id, Err(RpcError::server(message))).await;
+                }
+            },
+            Input::Message(Inbound::Notification { method, params }) => {
+                handle_notification(&session, &phase, &method, &params).await;
+            }
+            Input::Message(Inbound::Response { id, outcome }) => {
+                session.children.resolve(&id, outcome)
+            }
+            Input::Rejected(Rejection::Answer { id, error }) => {
+                if matches!(phase, Phase::Starting) {
+                    crate::log!(Level::Warning, "invalid input before initialize; not answered", "error" => error.message);
+                } else {
+                    session.answer(id, Err(error)).await;
+                }
+            }
+            Input::Rejected(Rejection::Log { reason }) => crate::log!(Level::Warning, reason),
+            Input::TooLong { bytes } => {
+                crate::log!(Level::Warning, "invalid protocol input: line exceeds the 1 MiB frame limit; discarded",
+                "bytes" => bytes, "limit_bytes" => crate::wire::MAX_FRAME_BYTES)
+            }
+            Input::Closed { error } => {
+                crate::log!(Level::Info, "extension stdin closed", "error" => error);
+                if let Phase::Ready(running) = phase {
+                    drain(
+                        &session,
+                        EOF_DRAIN,
+                        "transport_lost",
+                        running.context.deadlines.cancel_grace,
+                    )
+                    .await;
+                }
+                session
+                    .children
+                    .fail_all("stdin closed while waiting for host response");
+                writer.flushed().await;
+                return 0;
+            }
+        }
+    }
+    0
+}
+
+fn start_loading(
+    options: Options,
+) -> tokio::task::JoinHandle<Result<Arc<Runtime<Session>>, String>> {
+    tokio::task::spawn_blocking(move || {
+        let started = std::time::Instant::now();
+        let bytes = std::fs::read(&options.component).map_err(|err| {
+            format!(
+                "cannot read the component {}: {err}",
+                options.component.display()
+            )
+        })?;
+        if let Some(expected) = &options.sha256 {
+            let actual = crate::runtime::cache::sha256_hex(&bytes);
+            if !actual.eq_ignore_ascii_case(expected) {
+                return Err(format!(
+                    "{} does not match its pinned digest: expected sha256 {expected}, found {actual}; refusing to run it (rebuild the pin with `octet-wasm manifest` or fix --sha256)",
+                    options.component.display()
+                ));
+            }
+        }
+        let (runtime, source) = Runtime::load(
+            &bytes,
+            &options.component,
+            options.limits.clone(),
+            options.cache.as_ref(),
+        )
+        .map_err(|err| format!("{err:#}"))?;
+        crate::log!(Level::Info, "component loaded",
+            "source" => source.as_str(),
+            "path" => options.component.display().to_string(),
+            "bytes" => bytes.len(),
+            "elapsed_ms" => started.elapsed().as_secs_f64() * 1000.0,
+            "cache" => options.cache.as_ref().map(|c| c.dir().display().to_string()));
+        if source == LoadSource::Compiled && options.cache.is_none() {
+            crate::log!(
+                Level::Warning,
+                "no compiled-component cache (set OCTET_WASM_CACHE_DIR or HOME); every start compiles"
+            );
+        }
+        Ok(Arc::new(runtime))
+    })
+}
+
+async fn initialize(
+    session: &Arc<Session>,
+    options: &Options,
+    runtime: Result<Arc<Runtime<Session>>, String>,
+    params: &Value,
+) -> Result<(Value, Box<Running>), RpcError> {
+    let env_version = std::env::var("OCTET_EXTENSION_API_VERSION").ok();
+    let offer = initialize::check_params(params, env_version.as_deref())?;
+    let runtime = runtime
+        .map_err(|err| RpcError::internal(format!("cannot load the extension component: {err}")))?;
+    let sandbox = sandbox_from(&offer, &options.limits)
+        .map_err(|err| RpcError::internal(format!("cannot build the sandbox: {err}")))?;
+    let start = |err: String| RpcError::internal(format!("cannot start the extension: {err}"));
+    let mut primary = runtime
+        .instantiate(session.clone(), &sandbox)
+        .await
+        .map_err(|f| start(f.to_string()))?;
+    let description = primary.describe().await.map_err(|f| start(f.to_string()))?;
+    let catalog = catalog::build(offer.api, &description).map_err(|err| {
+        RpcError::internal(format!("the extension's description is invalid: {err}"))
+    })?;
+    initialize::check_registration(&offer, &description)?;
+    let negotiated = match offer.api {
+        ApiVersion::V0_1 => Negotiated {
+            features: Vec::new(),
+            max_concurrent: 1,
+            lifecycle: Vec::new(),
+        },
+        ApiVersion::V0_2 => initialize::negotiate(&offer, &description),
+    };
+    let reply = initialize::reply(offer.api, &description, &negotiated).map_err(|err| {
+        RpcError::internal(format!("the extension's description is invalid: {err}"))
+    })?;
+    let init = InitParams {
+        api_version: offer.api.as_str().into(),
+        features: negotiated.features.clone(),
+        workspace: sandbox
+            .guest_workspace()
+            .unwrap_or_else(|| offer.workspace.clone().unwrap_or_default()),
+        initialize: params.to_string(),
+    };
+    match primary.init(&init).await {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => return Err(start(format!("the guest's init failed: {error:?}"))),
+        Err(fault) => return Err(start(fault.to_string())),
+    }
+    let pool = negotiated.max_concurrent;
+    crate::log!(Level::Info, "extension ready",
+        "api_version" => offer.api.as_str(), "features" => negotiated.features.clone(),
+        "max_concurrent_requests" => pool, "tools" => description.tools.len());
+    let artifacts = negotiated.has("artifacts");
+    session.set_setup(Setup {
+        api: offer.api,
+        negotiated,
+        contributes: offer.contributes.clone(),
+    });
+    let runtime = Arc::try_unwrap(runtime)
+        .map_err(|_| RpcError::internal("the component is already in use"))?;
+    let context = Arc::new(LaneContext {
+        runtime,
+        session: session.clone(),
+        sandbox,
+        init,
+        guest: Guest {
+            description,
+            catalog,
+        },
+        deadlines: options.deadlines.clone(),
+        api: offer.api,
+        artifacts,
+    });
+    let lanes = Lanes::start(context.clone(), primary, pool);
+    Ok((reply, Box::new(Running { lanes, context })))
+}
+
+async fn handle_request(
+    session: &Arc<Session>,
+    running: &Running,
+    id: u64,
+    method: &str,
+    params: &Value,
+) {
+    let Some(setup) = session.setup() else { return };
+    if method == "initialize" {
+        session
+            .answer(
+                id,
+                Err(RpcError::invalid_request(
+                    "initialize must be the first request",
+                )),
+            )
+            .await;
+        return;
+    }
+    if session.request(id).is_some() {
+        session
+            .answer(
+                id,
+                Err(RpcError::invalid_request("duplicate active request id")),
+            )
+            .await;
+        return;
+    }
+    let plan = work::plan(id, method, params, &running.context.guest, setup);
+    let (work, kind, active_parent) = match plan {
+        None => {
+            session
+                .answer(
+                    id,
+                    Err(RpcError::method_not_found(format!(
+                        "method not found: {method}"
+                    ))),
+                )
+                .await;
+            return;
+        }
+        Some(Plan::Answer(answer)) => {
+            session.answer(id, answer).await;
+            return;
+        }
+        Some(Plan::Run {
+            work,
+            kind,
+            active_parent,
+        }) => (work, kind, active_parent),
+    };
+    let limit = running.context.deadlines.for_kind(kind);
+    let request = match session.admit(id, kind, active_parent, Instant::now() + limit) {
+        Ok(request) => request,
+        Err(Refusal::Duplicate) => {
+            session
+                .answer(
+                    id,
+                    Err(RpcError::invalid_request("duplicate active request id")),
+                )
+                .await;
+            return;
+        }
+        Err(Refusal::QueueFull) => {
+            session
+                .answer(id, Err(RpcError::server("extension request queue is full")))
+                .await;
+            return;
+        }
+    };
+    arm_deadline(session.clone(), request.clone(), setup.api, limit);
+    if let Err(job) = running.lanes.dispatch(Job::Request {
+        request: request.clone(),
+        work,
+    }) {
+        drop(job);
+        session
+            .settle(
+                &request,
+                Err(RpcError::server("extension request queue is full")),
+            )
+            .await;
+    }
+}
+
+/// Answers `request` for the guest when its deadline passes first.
+fn arm_deadline(
+    session: Arc<Session>,
+    request: Arc<RequestState>,
+    api: ApiVersion,
+    limit: Duration,
+) {
+    tokio::spawn(async move {
+        tokio::select! {
+            () = tokio::time::sleep_until(request.deadline) => {
+                crate::log!(Level::Warning, "request deadline passed; answering for the guest",
+                    "request_id" => request.id, "deadline_ms" => limit.as_millis() as u64);
+                session.cancel(&request, "timeout", lanes::deadline_answer(api, request.kind, limit)).await;
+            }
+            () = request.cancel.cancelled() => {}
+            () = request.finished.cancelled() => {}
+        }
+    });
+}
+
+async fn handle_notification(session: &Arc<Session>, phase: &Phase, method: &str, params: &Value) {
+    let Phase::Ready(running) = phase else {
+        if !matches!(phase, Phase::Draining) || method != "$/cancelRequest" {
+            crate::log!(Level::Debug, "notification ignored in this phase", "method" => method);
+            return;
+        }
+        cancel_request(session, params).await;
+        return;
+    };
+    if method == "$/cancelRequest" {
+        cancel_request(session, params).await;
+        return;
+    }
+    let Some(setup) = session.setup() else { return };
+    if let Some(event) = work::lifecycle_event(method, params) {
+        let handled = running
+            .context
+            .guest
+            .description
+            .lifecycle
+            .contains(&event.kind);
+        if !setup.negotiated.lifecycle.iter().any(|m| m == method) || !handled {
+            crate::log!(Level::Warning, "lifecycle event not subscribed; ignored", "event" => method);
+            return;
+        }
+        if !session.admit_lifecycle() {
+            crate::log!(Level::Warning, "admission queue full; lifecycle event dropped", "event" => method);
+            return;
+        }
+        if running.lanes.dispatch(Job::Lifecycle(event)).is_err() {
+            session.lifecycle_done();
+            crate::log!(Level::Warning, "lifecycle event dropped", "event" => method);
+        }
+        return;
+    }
+    crate::log!(Level::Warning, "unknown notification ignored", "method" => method);
+}
+
+async fn cancel_request(session: &Arc<Session>, params: &Value) {
+    let reason = params
+        .get("reason")
+        .and_then(Value::as_str)
+        .unwrap_or("cancelled")
+        .to_owned();
+    match params.get("id") {
+        Some(Value::Number(n)) if n.as_u64().is_some() => {
+            let id = n.as_u64().unwrap_or_default();
+            match session.request(id) {
+                Some(request) => {
+                    session
+                        .cancel(&request, &reason, Err(RpcError::cancelled(&reason)))
+                        .await
+                }
+                None => {
+                    if !session.children.abandon(&ChildId::Number(id), &reason) {
+                        crate::log!(Level::Debug, "cancellation for an unknown or settled request ignored", "request_id" => id);
+                    }
+                }
+            }
+        }
+        Some(Value::String(text)) => {
+            session
+                .children
+                .abandon(&ChildId::Text(text.clone()), &reason);
+        }
+        _ => crate::log!(Level::Warning, "$/cancelRequest without a valid id ignored"),
+    }
+}
+
+/// Waits up to `budget` for in-flight work, then cancels the rest with
+/// `reason` and gives cooperative guests the cancel grace.
+async fn drain(session: &Arc<Session>, budget: Duration, reason: &str, grace: Duration) {
+    let deadline = Instant::now() + budget;
+    let mut changes = session.watch_changes();
+    while !session.idle() {
+        if tokio::time::timeout_at(deadline, changes.changed())
+            .await
+            .is_err()
+        {
+            break;
+        }
+    }
+    let rest = session.active();
+    if rest.is_empty() {
+        return;
+    }
+    for request in &rest {
+        session
+            .cancel(request, reason, Err(RpcError::cancelled(reason)))
+            .await;
+    }
+    let _ = tokio::time::timeout(grace, async {
+        while !session.idle() {
+            if changes.changed().await.is_err() {
+                return;
+            }
+        }
+    })
+    .await;
+}
+
+async fn shutdown(
+    session: Arc<Session>,
+    lanes: Lanes,
+    context: Arc<LaneContext>,
+    id: u64,
+    params: Value,
+) {
+    let drain_budget = params
+        .get("drain_timeout_ms")
+        .and_then(Value::as_u64)
+        .map(Duration::from_millis)
+        .map_or(SHUTDOWN_DRAIN, |requested| requested.min(SHUTDOWN_DRAIN));
+    drain(
+        &session,
+        drain_budget,
+        "shutdown",
+        context.deadlines.cancel_grace,
+    )
+    .await;
+    let (done, result) = tokio::sync::oneshot::channel();
+    let outcome = match lanes.dispatch(Job::Shutdown(done)) {
+        Ok(()) => {
+            match tokio::time::timeout(SHUTDOWN_HANDLER + context.deadlines.cancel_grace, result)
+                .await
+            {
+                Ok(Ok(Ok(()))) => Ok(json!({})),
+                Ok(Ok(Err(error))) => {
+                    crate::log!(Level::Error, "the guest's shutdown handler failed", "error" => error.clone());
+                    Err(RpcError::internal("shutdown failed").with_data(json!({ "error": error })))
+                }
+                _ => {
+                    crate::log!(
+                        Level::Warning,
+                        "the guest's shutdown handler did not finish in time; acknowledging anyway"
+                    );
+                    Ok(json!({}))
+                }
+            }
+        }
+        Err(_) => Ok(json!({})),
+    };
+    session.answer(id, outcome).await;
+    session.writer().flushed().await;
+    crate::log!(Level::Info, "shutdown acknowledged; exiting");
+    std::process::exit(0);
+}

@@ -1,0 +1,262 @@
+//! The state shared by the server loop, the lanes and the guest's imports:
+//! the negotiated setup, the table of active host requests with their one
+//! terminal claim each, and the writer.
+
+use super::deadlines::Kind;
+use super::initialize::{ApiVersion, Negotiated};
+use super::manifest::Contributes;
+use super::reverse::Children;
+use crate::cancel::CancelToken;
+use crate::log::Level;
+use crate::wire::message::{RpcError, encode_notification, encode_response};
+use crate::wire::transport::{SendError, Writer};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio::time::Instant;
+
+/// Units of admitted work (running + waiting requests and lifecycle
+/// events) before new requests are refused, as in the SDK (§6.2).
+pub const ADMISSION_LIMIT: usize = 64;
+
+/// One admitted host request.
+pub struct RequestState {
+    pub id: u64,
+    pub kind: Kind,
+    /// Model tool calls and declared commands may make child requests
+    /// (protocol-core §4.0.1); other handlers may not.
+    pub active_parent: bool,
+    pub cancel: CancelToken,
+    pub deadline: Instant,
+    /// The terminal claim: `true` once an answer was queued. Held while a
+    /// progress frame is queued, so progress never follows the answer.
+    pub(super) settled: tokio::sync::Mutex<bool>,
+    /// Fires once the request has its answer (ends its deadline timer).
+    pub finished: CancelToken,
+    progress_sequence: AtomicU64,
+}
+
+impl RequestState {
+    /// A never-cancelled stand-in for reverse requests made outside any
+    /// request (API 0.1 guests may confirm from anywhere).
+    pub(super) fn detached() -> RequestState {
+        RequestState {
+            id: 0,
+            kind: Kind::Command,
+            active_parent: false,
+            cancel: CancelToken::new(),
+            deadline: Instant::now(),
+            settled: tokio::sync::Mutex::new(false),
+            finished: CancelToken::new(),
+            progress_sequence: AtomicU64::new(0),
+        }
+    }
+
+    pub(super) fn next_sequence(&self) -> u64 {
+        self.progress_sequence.fetch_add(1, Ordering::Relaxed) + 1
+    }
+}
+
+/// What `initialize` settled.
+pub struct Setup {
+    pub api: ApiVersion,
+    pub negotiated: Negotiated,
+    pub contributes: Contributes,
+}
+
+impl Setup {
+    pub fn has(&self, feature: &str) -> bool {
+        self.api == ApiVersion::V0_2 && self.negotiated.has(feature)
+    }
+}
+
+pub struct Session {
+    writer: Writer,
+    setup: OnceLock<Setup>,
+    /// Set once the initialize reply is queued: nothing else may be written
+    /// before it (§2.5).
+    ready: AtomicBool,
+    requests: Mutex<HashMap<u64, Arc<RequestState>>>,
+    lifecycle_units: AtomicUsize,
+    /// Bumped whenever a request or lifecycle event finishes (drains wait
+    /// on it instead of polling).
+    changes: tokio::sync::watch::Sender<u64>,
+    pub(super) children: Children,
+}
+
+/// Why a request was not admitted.
+pub enum Refusal {
+    Duplicate,
+    QueueFull,
+}
+
+impl Session {
+    pub fn new(writer: Writer) -> Session {
+        Session {
+            writer,
+            setup: OnceLock::new(),
+            ready: AtomicBool::new(false),
+            requests: Mutex::new(HashMap::new()),
+            lifecycle_units: AtomicUsize::new(0),
+            changes: tokio::sync::watch::Sender::new(0),
+            children: Children::new(),
+        }
+    }
+
+    pub fn writer(&self) -> &Writer {
+        &self.writer
+    }
+
+    /// Records the handshake's outcome; called once.
+    pub fn set_setup(&self, setup: Setup) {
+        if self.setup.set(setup).is_err() {
+            crate::log!(Level::Error, "initialize settled twice; keeping the first");
+        }
+    }
+
+    pub fn setup(&self) -> Option<&Setup> {
+        self.setup.get()
+    }
+
+    pub fn mark_ready(&self) {
+        self.ready.store(true, Ordering::Release);
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Acquire)
+    }
+
+    /// Admits a request into the table (duplicate ids and the admission
+    /// bound are checked here).
+    pub fn admit(
+        &self,
+        id: u64,
+        kind: Kind,
+        active_parent: bool,
+        deadline: Instant,
+    ) -> Result<Arc<RequestState>, Refusal> {
+        let mut requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        if requests.contains_key(&id) {
+            return Err(Refusal::Duplicate);
+        }
+        if requests.len() + self.lifecycle_units.load(Ordering::Acquire) >= ADMISSION_LIMIT {
+            return Err(Refusal::QueueFull);
+        }
+        let state = Arc::new(RequestState {
+            id,
+            kind,
+            active_parent,
+            cancel: CancelToken::new(),
+            deadline,
+            settled: tokio::sync::Mutex::new(false),
+            finished: CancelToken::new(),
+            progress_sequence: AtomicU64::new(0),
+        });
+        requests.insert(id, state.clone());
+        Ok(state)
+    }
+
+    /// Counts a lifecycle event as admitted work; `false` when full.
+    pub fn admit_lifecycle(&self) -> bool {
+        let requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        let units = self.lifecycle_units.load(Ordering::Acquire);
+        if requests.len() + units >= ADMISSION_LIMIT {
+            return false;
+        }
+        self.lifecycle_units.fetch_add(1, Ordering::AcqRel);
+        true
+    }
+
+    pub fn lifecycle_done(&self) {
+        self.lifecycle_units.fetch_sub(1, Ordering::AcqRel);
+        self.changes.send_modify(|n| *n += 1);
+    }
+
+    /// A receiver that sees every finished request or lifecycle event.
+    pub fn watch_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    pub fn request(&self, id: u64) -> Option<Arc<RequestState>> {
+        self.requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id)
+            .cloned()
+    }
+
+    /// Active requests, for the shutdown drain.
+    pub fn active(&self) -> Vec<Arc<RequestState>> {
+        self.requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    pub fn idle(&self) -> bool {
+        self.requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
+            && self.lifecycle_units.load(Ordering::Acquire) == 0
+    }
+
+    /// Answers `request` unless it already has its one answer. An answer
+    /// too large for a frame becomes a -32603 error naming the bound (§1.3).
+    /// Returns whether this call was the answer.
+    pub async fn settle(&self, request: &RequestState, outcome: Result<Value, RpcError>) -> bool {
+        let mut settled = request.settled.lock().await;
+        if *settled {
+            crate::log!(Level::Debug, "discarding a result that lost the race to an earlier answer", "request_id" => request.id);
+            return false;
+        }
+        *settled = true;
+        self.requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&request.id);
+        self.answer(request.id, outcome).await;
+        drop(settled);
+        request.finished.cancel("settled");
+        self.changes.send_modify(|n| *n += 1);
+        true
+    }
+
+    /// Answers an id that was never admitted (refusals, bad params).
+    pub async fn answer(&self, id: u64, outcome: Result<Value, RpcError>) {
+        let line = encode_response(id, &outcome);
+        match self.writer.send(line).await {
+            Ok(()) => {}
+            Err(SendError::TooLarge(too_large)) => {
+                crate::log!(Level::Warning, "response too large for a frame; answering with an error instead",
+                    "request_id" => id, "bytes" => too_large.bytes);
+                let error = RpcError::internal(too_large.to_string())
+                    .with_data(json!({ "limit": "frame", "limit_bytes": crate::wire::MAX_FRAME_BYTES, "frame_bytes": too_large.bytes }));
+                let _ = self.writer.send(encode_response(id, &Err(error))).await;
+            }
+            Err(SendError::Closed) => {
+                crate::log!(Level::Debug, "stdout is closed; answer not written", "request_id" => id);
+            }
+        }
+    }
+
+    /// Cancels an admitted request: the guest sees the reason, and the
+    /// request is answered with `answer` now (cancellation wins, §6.3).
+    pub async fn cancel(
+        &self,
+        request: &RequestState,
+        reason: &str,
+        answer: Result<Value, RpcError>,
+    ) {
+        request.cancel.cancel(reason);
+        self.settle(request, answer).await;
+    }
+
+    /// Writes a notification (gates are the caller's job).
+    pub async fn notify(&self, method: &str, params: &Value) -> Result<(), SendError> {
+        self.writer.send(encode_notification(method, params)).await
+    }
+}

@@ -1,0 +1,344 @@
+//! Host requests turned into guest work (or into an immediate answer).
+//!
+//! The checks and error texts are the SDK's (protocol-core §4); requests the
+//! guest has no handler for get the SDK's default answer without entering
+//! the guest at all.
+
+use super::catalog::Catalog;
+use super::deadlines::Kind;
+use super::initialize::ApiVersion;
+use super::results;
+use super::session::Setup;
+use crate::runtime::types::*;
+use crate::wire::message::RpcError;
+use serde_json::{Value, json};
+
+/// One unit of guest work.
+#[derive(Debug, Clone)]
+pub enum Work {
+    Tool {
+        call: ToolCall,
+        cx: CallContext,
+    },
+    Command {
+        name: String,
+        arguments: Vec<String>,
+        cx: CallContext,
+    },
+    Hook {
+        hook: String,
+        payload: String,
+        cx: CallContext,
+    },
+    Context {
+        prompt: Option<String>,
+        cx: CallContext,
+    },
+    Status {
+        surface: String,
+        cx: CallContext,
+    },
+    Render {
+        request: RenderRequest,
+        cx: CallContext,
+    },
+    Menu {
+        cx: CallContext,
+    },
+}
+
+/// What to do with a host request.
+pub enum Plan {
+    Run {
+        work: Work,
+        kind: Kind,
+        active_parent: bool,
+    },
+    Answer(Result<Value, RpcError>),
+}
+
+/// The guest's declared handlers and catalog.
+pub struct Guest {
+    pub description: Description,
+    pub catalog: Catalog,
+}
+
+/// Plans `method`; `None` for a method the shim does not know.
+pub fn plan(id: u64, method: &str, params: &Value, guest: &Guest, setup: &Setup) -> Option<Plan> {
+    let plan = match method {
+        "tool/call" => tool_call(id, params, guest, setup),
+        "command/execute" => command(id, params, guest),
+        "hook/run" => hook(id, params, guest, setup),
+        "context/collect" => context(id, params, guest, setup),
+        "status/collect" => status(id, params, guest, setup),
+        "tool/render" => render(id, params, guest, setup),
+        "menu/collect" if setup.api == ApiVersion::V0_2 => menu(id, params, guest, setup),
+        _ => return None,
+    };
+    Some(plan.unwrap_or_else(|error| Plan::Answer(Err(error))))
+}
+
+fn object(params: &Value) -> Result<&serde_json::Map<String, Value>, RpcError> {
+    params
+        .as_object()
+        .ok_or_else(|| RpcError::invalid_params("params must be an object"))
+}
+
+/// The execution context of §4.0 in WIT form.
+pub fn call_context(id: u64, params: &Value) -> CallContext {
+    let context = params.get("context").cloned().unwrap_or(Value::Null);
+    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+    let resource_owner = context.get("resource_owner").and_then(|owner| {
+        Some(ResourceOwner {
+            session_id: owner.get("session_id")?.as_str()?.to_owned(),
+            extension_instance_id: owner.get("extension_instance_id")?.as_str()?.to_owned(),
+            process_generation: owner.get("process_generation")?.as_u64()?,
+        })
+    });
+    CallContext {
+        request_id: id,
+        workspace: text("workspace").unwrap_or_default(),
+        execution_scope: text("execution_scope"),
+        resource_owner,
+        host: context
+            .get("host")
+            .map(Value::to_string)
+            .unwrap_or_else(|| "{}".into()),
+    }
+}
+
+fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, RpcError> {
+    let map = object(params)?;
+    let name = map
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| RpcError::invalid_params("tool name must be a string"))?;
+    let catalog_revision = match map.get("catalog_revision") {
+        None => None,
+        Some(_) if !setup.has("dynamic_tools") => {
+            return Err(RpcError::invalid_params(
+                "catalog_revision is only valid with the negotiated dynamic_tools feature",
+            ));
+        }
+        Some(value) => Some(value.as_u64().ok_or_else(|| {
+            RpcError::invalid_params("catalog_revision must be an unsigned integer")
+        })?),
+    };
+    if !guest.catalog.tools.contains_key(name) {
+        return Err(RpcError::method_not_found(format!("unknown tool: {name}")));
+    }
+    let arguments = map.get("arguments").cloned().unwrap_or_else(|| json!({}));
+    Ok(Plan::Run {
+        work: Work::Tool {
+            call: ToolCall {
+                name: name.to_owned(),
+                arguments: arguments.to_string(),
+                catalog_revision,
+            },
+            cx: call_context(id, params),
+        },
+        kind: Kind::Tool,
+        active_parent: true,
+    })
+}
+
+fn command(id: u64, params: &Value, guest: &Guest) -> Result<Plan, RpcError> {
+    let map = object(params)?;
+    let name = map
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| RpcError::invalid_params("command name must be a string"))?;
+    if !guest.catalog.commands.contains(name) {
+        return Err(RpcError::method_not_found(format!(
+            "unknown command: {name}"
+        )));
+    }
+    let arguments = match map.get("arguments") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| {
+                RpcError::invalid_params("command arguments must be an array of strings")
+            })?,
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "command arguments must be an array",
+            ));
+        }
+    };
+    Ok(Plan::Run {
+        work: Work::Command {
+            name: name.to_owned(),
+            arguments,
+            cx: call_context(id, params),
+        },
+        kind: Kind::Command,
+        active_parent: true,
+    })
+}
+
+fn hook(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, RpcError> {
+    let map = object(params)?;
+    let hook = map
+        .get("hook")
+        .and_then(Value::as_str)
+        .ok_or_else(|| RpcError::invalid_params("hook must be a string"))?;
+    if !setup.contributes.declares_hook(hook) {
+        return Err(RpcError::method_not_found(format!(
+            "{hook} is not a declared hook"
+        )));
+    }
+    if !guest.description.hooks.iter().any(|h| h == hook) {
+        return Ok(Plan::Answer(Ok(results::default_hook_result())));
+    }
+    let payload = map.get("payload").cloned().unwrap_or_else(|| json!({}));
+    let kind = match hook {
+        "before_prompt" => Kind::BeforePrompt,
+        "after_response" => Kind::AfterResponse,
+        "before_persistence" => Kind::BeforePersistence,
+        "post_mutation" => Kind::PostMutation,
+        _ => Kind::Hook,
+    };
+    Ok(Plan::Run {
+        work: Work::Hook {
+            hook: hook.to_owned(),
+            payload: payload.to_string(),
+            cx: call_context(id, params),
+        },
+        kind,
+        active_parent: false,
+    })
+}
+
+fn context(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, RpcError> {
+    object(params)?;
+    if !setup.contributes.context {
+        return Err(RpcError::method_not_found(
+            "context contributions are not declared",
+        ));
+    }
+    if !guest.description.context {
+        return Ok(Plan::Answer(Ok(json!([]))));
+    }
+    let prompt = params
+        .get("prompt")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Ok(Plan::Run {
+        work: Work::Context {
+            prompt,
+            cx: call_context(id, params),
+        },
+        kind: Kind::Context,
+        active_parent: false,
+    })
+}
+
+fn status(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, RpcError> {
+    let map = object(params)?;
+    let surface = map
+        .get("surface")
+        .and_then(Value::as_str)
+        .ok_or_else(|| RpcError::invalid_params("status surface must be a string"))?;
+    if !setup.contributes.declares_surface(surface) {
+        return Err(RpcError::method_not_found(format!(
+            "status surface {surface} is not declared"
+        )));
+    }
+    if !guest
+        .description
+        .status_surfaces
+        .iter()
+        .any(|s| s == surface)
+    {
+        return Ok(Plan::Answer(Ok(Value::Null)));
+    }
+    Ok(Plan::Run {
+        work: Work::Status {
+            surface: surface.to_owned(),
+            cx: call_context(id, params),
+        },
+        kind: Kind::Status,
+        active_parent: false,
+    })
+}
+
+fn render(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, RpcError> {
+    let map = object(params)?;
+    let name = map
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| RpcError::invalid_params("tool name must be a string"))?;
+    if !setup.contributes.declares_renderer(name) {
+        return Err(RpcError::method_not_found(format!(
+            "{name} is not a declared tool renderer"
+        )));
+    }
+    if !guest.description.renderers.iter().any(|r| r == name) {
+        return Ok(Plan::Answer(Ok(json!({ "segments": [] }))));
+    }
+    Ok(Plan::Run {
+        work: Work::Render {
+            request: RenderRequest {
+                name: name.to_owned(),
+                arguments: map
+                    .get("arguments")
+                    .cloned()
+                    .unwrap_or_else(|| json!({}))
+                    .to_string(),
+                output: map.get("output").and_then(Value::as_str).map(str::to_owned),
+                is_error: map
+                    .get("is_error")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            },
+            cx: call_context(id, params),
+        },
+        kind: Kind::Render,
+        active_parent: false,
+    })
+}
+
+fn menu(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, RpcError> {
+    object(params)?;
+    if !setup.contributes.menu || !guest.description.menu {
+        return Err(RpcError::method_not_found(
+            "menu/collect is not served by this extension",
+        ));
+    }
+    Ok(Plan::Run {
+        work: Work::Menu {
+            cx: call_context(id, params),
+        },
+        kind: Kind::Menu,
+        active_parent: false,
+    })
+}
+
+/// The lifecycle notification `method` with `params` in WIT form; `None`
+/// for a method that is not a lifecycle event or params that do not decode.
+pub fn lifecycle_event(method: &str, params: &Value) -> Option<LifecycleEvent> {
+    let kind = match method {
+        "session/started" => LifecycleKind::SessionStarted,
+        "session/settled" => LifecycleKind::SessionSettled,
+        "turn/started" => LifecycleKind::TurnStarted,
+        "turn/settled" => LifecycleKind::TurnSettled,
+        "tool/started" => LifecycleKind::ToolStarted,
+        "tool/settled" => LifecycleKind::ToolSettled,
+        _ => return None,
+    };
+    let text = |key: &str| params.get(key).and_then(Value::as_str).map(str::to_owned);
+    Some(LifecycleEvent {
+        kind,
+        session_id: text("session_id")?,
+        run_id: text("run_id"),
+        turn_id: text("turn_id"),
+        tool_call_id: text("tool_call_id"),
+        tool_name: text("tool_name"),
+        outcome: text("outcome"),
+        duration_ms: params.get("duration_ms").and_then(Value::as_u64),
+        reason: text("reason"),
+    })
+}

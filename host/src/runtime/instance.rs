@@ -1,0 +1,367 @@
+//! One sandboxed instance of the guest: its store, its limits and typed
+//! calls into its exports.
+//!
+//! Results have two levels: the outer `Result` is a [`Fault`] (the guest
+//! trapped or could not be entered, and the instance must be dropped); the
+//! inner one is the guest's own answer, including its own errors.
+
+use super::limits::Limiter;
+use super::sandbox::Sandbox;
+use super::types::*;
+use super::v0_2::{Extension, ExtensionPre};
+use super::{Bridge, Limits};
+use crate::cancel::CancelToken;
+use std::sync::Arc;
+use wasmtime::component::ResourceTable;
+use wasmtime::{Engine, Store};
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+/// Data of one store: the WASI context, limits and the request being served.
+pub struct StoreState<B: Bridge> {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    limiter: Limiter,
+    pub(super) bridge: Arc<B>,
+    scope: Option<B::Scope>,
+    pub(super) cancel: CancelToken,
+}
+
+impl<B: Bridge> StoreState<B> {
+    pub(super) fn scope(&self) -> Option<B::Scope> {
+        self.scope.clone()
+    }
+}
+
+impl<B: Bridge> WasiView for StoreState<B> {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// Why a guest call did not produce an answer. The instance is unusable
+/// afterwards.
+#[derive(Debug, Clone)]
+pub enum Fault {
+    /// The guest trapped: panic, `unreachable`, stack overflow, ...
+    Trap {
+        message: String,
+        /// Guest frames, innermost first, with function names where the
+        /// component kept its name section.
+        backtrace: Vec<String>,
+    },
+    /// The guest tried to grow its memory past the limit, then trapped.
+    MemoryLimit { limit: usize, requested: usize },
+    /// The call used up its fuel.
+    OutOfFuel { fuel: u64 },
+    /// The instance could not be created or its `init` failed.
+    Start(String),
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fault::Trap { message, .. } => write!(f, "the guest trapped: {message}"),
+            Fault::MemoryLimit { limit, requested } => write!(
+                f,
+                "the guest exceeded its memory limit of {} MiB (it asked for {} MiB); raise it with `--memory-mib`",
+                limit >> 20,
+                requested.div_ceil(1 << 20)
+            ),
+            Fault::OutOfFuel { fuel } => write!(
+                f,
+                "the guest used up its fuel budget of {fuel} per call; raise it with `--fuel`"
+            ),
+            Fault::Start(message) => write!(f, "the guest instance could not start: {message}"),
+        }
+    }
+}
+
+/// A live instance of the guest.
+pub struct Instance<B: Bridge> {
+    store: Store<StoreState<B>>,
+    guest: Extension,
+    memory_limit: usize,
+    fuel: Option<u64>,
+}
+
+/// The guest's own result of a call.
+pub type Answer<T> = Result<T, GuestError>;
+
+impl<B: Bridge> Instance<B> {
+    pub(super) async fn new(
+        engine: &Engine,
+        pre: &ExtensionPre<StoreState<B>>,
+        bridge: Arc<B>,
+        sandbox: &Sandbox,
+        limits: &Limits,
+    ) -> Result<Self, Fault> {
+        let wasi = sandbox
+            .build()
+            .map_err(|err| Fault::Start(format!("{err:#}")))?;
+        let state = StoreState {
+            wasi,
+            table: ResourceTable::new(),
+            limiter: Limiter::new(limits),
+            bridge,
+            scope: None,
+            cancel: CancelToken::new(),
+        };
+        let mut store = Store::new(engine, state);
+        store.limiter(|state| &mut state.limiter);
+        // Yield to the runtime at every tick: the caller's timers and
+        // cancellation can then drop a busy call (design §9).
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_async_yield_and_update(1);
+        if let Some(fuel) = limits.fuel {
+            store
+                .set_fuel(fuel)
+                .map_err(|err| Fault::Start(format!("cannot set fuel: {err}")))?;
+        }
+        let guest = pre
+            .instantiate_async(&mut store)
+            .await
+            .map_err(|err| classify_start(&store, err))?;
+        Ok(Instance {
+            store,
+            guest,
+            memory_limit: limits.memory_bytes,
+            fuel: limits.fuel,
+        })
+    }
+
+    fn enter(&mut self, scope: Option<B::Scope>, cancel: CancelToken) -> Result<(), Fault> {
+        let state = self.store.data_mut();
+        state.scope = scope;
+        state.cancel = cancel;
+        state.limiter.clear();
+        if let Some(fuel) = self.fuel {
+            self.store
+                .set_fuel(fuel)
+                .map_err(|err| Fault::Start(format!("cannot set fuel: {err}")))?;
+        }
+        Ok(())
+    }
+
+    fn leave<T>(&mut self, result: wasmtime::Result<T>) -> Result<T, Fault> {
+        let state = self.store.data_mut();
+        state.scope = None;
+        state.cancel = CancelToken::new();
+        result.map_err(|err| self.classify(err))
+    }
+
+    fn classify(&self, err: wasmtime::Error) -> Fault {
+        let limiter = &self.store.data().limiter;
+        if let Some(requested) = limiter.memory_refused {
+            return Fault::MemoryLimit {
+                limit: self.memory_limit,
+                requested,
+            };
+        }
+        classify_trap(err, self.fuel)
+    }
+
+    pub async fn describe(&mut self) -> Result<Description, Fault> {
+        self.enter(None, CancelToken::new())?;
+        let result = self
+            .guest
+            .octet_extension_guest()
+            .call_describe(&mut self.store)
+            .await;
+        self.leave(result)
+    }
+
+    pub async fn init(&mut self, params: &InitParams) -> Result<Answer<()>, Fault> {
+        self.enter(None, CancelToken::new())?;
+        let result = self
+            .guest
+            .octet_extension_guest()
+            .call_init(&mut self.store, params)
+            .await;
+        self.leave(result)
+    }
+
+    pub async fn call_tool(
+        &mut self,
+        scope: B::Scope,
+        cancel: CancelToken,
+        call: &ToolCall,
+        cx: &CallContext,
+    ) -> Result<Answer<ToolResult>, Fault> {
+        self.enter(Some(scope), cancel)?;
+        let result = self
+            .guest
+            .octet_extension_guest()
+            .call_call_tool(&mut self.store, call, cx)
+            .await;
+        self.leave(result)
+    }
+
+    pub async fn execute_command(
+        &mut self,
+        scope: B::Scope,
+        cancel: CancelToken,
+        name: &str,
+        arguments: &[String],
+        cx: &CallContext,
+    ) -> Result<Answer<CommandResult>, Fault> {
+        self.enter(Some(scope), cancel)?;
+        let result = self
+            .guest
+            .octet_extension_guest()
+            .call_execute_command(&mut self.store, name, arguments, cx)
+            .await;
+        self.leave(result)
+    }
+
+    pub async fn run_hook(
+        &mut self,
+        scope: B::Scope,
+        cancel: CancelToken,
+        hook: &str,
+        payload: &str,
+        cx: &CallContext,
+    ) -> Result<Answer<HookResult>, Fault> {
+        self.enter(Some(scope), cancel)?;
+        let payload = payload.to_owned();
+        let result = self
+            .guest
+            .octet_extension_guest()
+            .call_run_hook(&mut self.store, hook, &payload, cx)
+            .await;
+        self.leave(result)
+    }
+
+    pub async fn collect_context(
+        &mut self,
+        scope: B::Scope,
+        cancel: CancelToken,
+        prompt: Option<&str>,
+        cx: &CallContext,
+    ) -> Result<Answer<Vec<ContextItem>>, Fault> {
+        self.enter(Some(scope), cancel)?;
+        let result = self
+            .guest
+            .octet_extension_guest()
+            .call_collect_context(&mut self.store, prompt, cx)
+            .await;
+        self.leave(result)
+    }
+
+    pub async fn collect_status(
+        &mut self,
+        scope: B::Scope,
+        cancel: CancelToken,
+        surface: &str,
+        cx: &CallContext,
+    ) -> Result<Answer<Option<StatusItem>>, Fault> {
+        self.enter(Some(scope), cancel)?;
+        let result = self
+            .guest
+            .octet_extension_guest()
+            .call_collect_status(&mut self.store, surface, cx)
+            .await;
+        self.leave(result)
+    }
+
+    pub async fn render_tool(
+        &mut self,
+        scope: B::Scope,
+        cancel: CancelToken,
+        request: &RenderRequest,
+        cx: &CallContext,
+    ) -> Result<Answer<Vec<Segment>>, Fault> {
+        self.enter(Some(scope), cancel)?;
+        let result = self
+            .guest
+            .octet_extension_guest()
+            .call_render_tool(&mut self.store, request, cx)
+            .await;
+        self.leave(result)
+    }
+
+    pub async fn collect_menu(
+        &mut self,
+        scope: B::Scope,
+        cancel: CancelToken,
+        cx: &CallContext,
+    ) -> Result<Answer<Option<String>>, Fault> {
+        self.enter(Some(scope), cancel)?;
+        let result = self
+            .guest
+            .octet_extension_guest()
+            .call_collect_menu(&mut self.store, cx)
+            .await;
+        self.leave(result)
+    }
+
+    pub async fn on_lifecycle(
+        &mut self,
+        cancel: CancelToken,
+        event: &LifecycleEvent,
+    ) -> Result<(), Fault> {
+        self.enter(None, cancel)?;
+        let result = self
+            .guest
+            .octet_extension_guest()
+            .call_on_lifecycle(&mut self.store, event)
+            .await;
+        self.leave(result)
+    }
+
+    pub async fn on_shutdown(&mut self, cancel: CancelToken) -> Result<Answer<()>, Fault> {
+        self.enter(None, cancel)?;
+        let result = self
+            .guest
+            .octet_extension_guest()
+            .call_on_shutdown(&mut self.store)
+            .await;
+        self.leave(result)
+    }
+}
+
+fn classify_start<B: Bridge>(store: &Store<StoreState<B>>, err: wasmtime::Error) -> Fault {
+    if let Some(requested) = store.data().limiter.memory_refused {
+        return Fault::Start(format!(
+            "instantiation needs {} MiB of memory, more than the limit; raise it with `--memory-mib`",
+            requested.div_ceil(1 << 20)
+        ));
+    }
+    Fault::Start(format!("{err:#}"))
+}
+
+/// Turns a wasmtime error from a guest call into a [`Fault`], keeping the
+/// guest backtrace for the log.
+pub fn classify_trap(err: wasmtime::Error, fuel: Option<u64>) -> Fault {
+    let backtrace = err
+        .downcast_ref::<wasmtime::WasmBacktrace>()
+        .map(|trace| {
+            trace
+                .frames()
+                .iter()
+                .map(|frame| {
+                    let module = frame.module().name().unwrap_or("?");
+                    match frame.func_name() {
+                        Some(name) => format!("{module}!{name}"),
+                        None => format!("{module}!<func {}>", frame.func_index()),
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    match err.downcast_ref::<wasmtime::Trap>() {
+        Some(wasmtime::Trap::OutOfFuel) => Fault::OutOfFuel {
+            fuel: fuel.unwrap_or_default(),
+        },
+        Some(trap) => Fault::Trap {
+            message: trap.to_string(),
+            backtrace,
+        },
+        None => Fault::Trap {
+            message: format!("{err:#}"),
+            backtrace,
+        },
+    }
+}

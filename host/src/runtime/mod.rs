@@ -1,0 +1,190 @@
+//! The WebAssembly side: engine, compiled-component cache, store limits,
+//! instances and the WASI sandbox.
+//!
+//! This layer knows nothing of JSON-RPC. It loads a component built against
+//! our WIT, makes sandboxed instances of it and calls their exports; what a
+//! guest asks of the host goes through the [`Bridge`] trait, which the
+//! protocol layer implements.
+
+pub mod cache;
+pub mod engine;
+pub mod instance;
+pub mod limits;
+pub mod offline;
+pub mod output;
+pub mod sandbox;
+pub mod v0_2;
+
+pub use instance::{Fault, Instance};
+pub use limits::Limits;
+pub use sandbox::{FsAccess, Sandbox};
+pub use v0_2::types;
+
+use crate::cancel::CancelToken;
+use std::future::Future;
+use std::path::Path;
+use std::sync::Arc;
+use wasmtime::Engine;
+use wasmtime::component::{Component, Linker};
+
+/// What a guest may ask of the host, implemented by the protocol layer.
+///
+/// Every call names the scope of the request the instance is serving
+/// (`None` outside a request: `init`, lifecycle, shutdown), so the
+/// implementation can attribute, gate and bound it.
+pub trait Bridge: Send + Sync + 'static {
+    /// Per-request data the protocol layer attaches to a guest call.
+    type Scope: Clone + Send + Sync + 'static;
+
+    fn log(&self, level: types::LogLevel, message: String, fields: Option<String>);
+
+    fn notify(
+        &self,
+        scope: Option<Self::Scope>,
+        notification: types::Notification,
+    ) -> impl Future<Output = Result<(), types::GuestError>> + Send;
+
+    fn confirm(
+        &self,
+        scope: Option<Self::Scope>,
+        request: types::Confirmation,
+    ) -> impl Future<Output = Result<bool, types::GuestError>> + Send;
+
+    fn request_input(
+        &self,
+        scope: Option<Self::Scope>,
+        prompt: String,
+        secret: bool,
+    ) -> impl Future<Output = Result<Option<String>, types::GuestError>> + Send;
+
+    fn progress(
+        &self,
+        scope: Option<Self::Scope>,
+        event: types::ProgressEvent,
+    ) -> impl Future<Output = Result<(), types::GuestError>> + Send;
+
+    fn contribute_context(
+        &self,
+        item: types::ContextItem,
+    ) -> impl Future<Output = Result<(), types::GuestError>> + Send;
+
+    fn contribute_status(
+        &self,
+        item: types::StatusItem,
+    ) -> impl Future<Output = Result<(), types::GuestError>> + Send;
+}
+
+/// A loaded component, ready to make instances.
+pub struct Runtime<B: Bridge> {
+    engine: Engine,
+    pre: v0_2::ExtensionPre<instance::StoreState<B>>,
+    limits: Limits,
+    /// Keeps the epoch ticker alive exactly as long as the runtime.
+    _ticker: engine::EpochTicker,
+}
+
+/// Where a component came from, for logs and tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadSource {
+    /// Loaded from our compiled-component cache.
+    Cache,
+    /// Compiled now (and stored in the cache when one is configured).
+    Compiled,
+}
+
+impl LoadSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoadSource::Cache => "cache",
+            LoadSource::Compiled => "compiled",
+        }
+    }
+}
+
+impl<B: Bridge> Runtime<B> {
+    /// Loads `component` (compiling it or reading the cache), links the
+    /// imports and pre-instantiates it, so making an instance later costs
+    /// microseconds.
+    pub fn load(
+        bytes: &[u8],
+        origin: &Path,
+        limits: Limits,
+        cache: Option<&cache::Cache>,
+    ) -> anyhow::Result<(Self, LoadSource)> {
+        let engine = engine::build(&limits)?;
+        let (component, source) = cache::load_or_compile(&engine, bytes, origin, cache)?;
+        let pre = link(&engine, &component)?;
+        let ticker = engine::EpochTicker::start(&engine, limits.epoch_tick);
+        Ok((
+            Runtime {
+                engine,
+                pre,
+                limits,
+                _ticker: ticker,
+            },
+            source,
+        ))
+    }
+
+    /// Makes a fresh sandboxed instance.
+    pub async fn instantiate(
+        &self,
+        bridge: Arc<B>,
+        sandbox: &Sandbox,
+    ) -> Result<Instance<B>, Fault> {
+        Instance::new(&self.engine, &self.pre, bridge, sandbox, &self.limits).await
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+}
+
+fn link<B: Bridge>(
+    engine: &Engine,
+    component: &Component,
+) -> anyhow::Result<v0_2::ExtensionPre<instance::StoreState<B>>> {
+    let mut linker: Linker<instance::StoreState<B>> = Linker::new(engine);
+    wasmtime_wasi::p2::add_to_linker_async(&mut linker)
+        .map_err(|err| anyhow::anyhow!("cannot link WASI: {err}"))?;
+    v0_2::add_to_linker(&mut linker)?;
+    let pre = linker.instantiate_pre(component).map_err(|err| {
+        anyhow::anyhow!(
+            "the component does not fit octet:extension@0.2.0 (world `extension`) or imports something the shim does not provide: {err:#}"
+        )
+    })?;
+    v0_2::ExtensionPre::new(pre).map_err(|err| {
+        anyhow::anyhow!("the component does not export octet:extension/guest@0.2.0: {err:#}")
+    })
+}
+
+/// The cancellation handle and scope a guest call runs under.
+pub struct CallScope<S> {
+    pub scope: Option<S>,
+    pub cancel: CancelToken,
+}
+
+/// Compiles `bytes` into `cache` for the engine `limits` imply (what `run`
+/// with the same limits will look up). Returns the cache entry.
+pub fn precompile(
+    bytes: &[u8],
+    origin: &Path,
+    limits: &Limits,
+    cache: &cache::Cache,
+) -> anyhow::Result<std::path::PathBuf> {
+    let engine = engine::build(limits)?;
+    let entry = cache.entry(&engine, &cache::sha256_hex(bytes));
+    if !entry.exists() {
+        let component = Component::new(&engine, bytes).map_err(|err| {
+            anyhow::anyhow!(
+                "{} is not a valid WebAssembly component: {err:#}",
+                origin.display()
+            )
+        })?;
+        // Check it links before caching it, so `compile` reports a
+        // component `run` could never start.
+        link::<offline::Offline>(&engine, &component)?;
+        cache::store(&component, &entry)?;
+    }
+    Ok(entry)
+}

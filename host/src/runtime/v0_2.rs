@@ -1,0 +1,100 @@
+//! Bindings for `octet:extension@0.2.0` and the host side of its imports.
+//!
+//! The generated types of the newest WIT version are the types the rest of
+//! the shim uses (re-exported as [`types`]). When the WIT changes
+//! incompatibly, the new version gets its own module and this one converts
+//! into it, so components built against older versions keep loading.
+
+use super::Bridge;
+use super::instance::StoreState;
+use wasmtime::component::{HasSelf, Linker};
+
+wasmtime::component::bindgen!({
+    path: "../wit",
+    world: "extension",
+    imports: { default: async },
+    exports: { default: async },
+});
+
+/// The WIT types under short names.
+pub mod types {
+    pub use super::exports::octet::extension::guest::Guest;
+    pub use super::octet::extension::cancellation;
+    pub use super::octet::extension::host::LogLevel;
+    pub use super::octet::extension::types::{
+        AudioPart, CallContext, CommandDefinition, CommandResult, Confirmation, ContentPart,
+        ContextItem, Description, Disposition, Error as GuestError, HookResult, ImagePart,
+        InitParams, LifecycleEvent, LifecycleKind, Notification, NotifyLevel, OutputStream,
+        PersistenceMetadata, Placement, ProgressDecoration, ProgressEvent, ProgressOutput,
+        ProgressStatus, RenderRequest, RescanDecision, ResourceOwner, RetryDecision, RpcError,
+        Segment, StatusItem, ToolCall, ToolDefinition, ToolResult,
+    };
+}
+
+use types::*;
+
+/// Adds the extension's imports to `linker`.
+pub fn add_to_linker<B: Bridge>(linker: &mut Linker<StoreState<B>>) -> anyhow::Result<()> {
+    Extension::add_to_linker::<StoreState<B>, HasSelf<StoreState<B>>>(linker, |state| state)
+        .map_err(|err| anyhow::anyhow!("cannot link the octet imports: {err}"))
+}
+
+impl<B: Bridge> octet::extension::types::Host for StoreState<B> {}
+
+impl<B: Bridge> octet::extension::host::Host for StoreState<B> {
+    async fn log(&mut self, level: LogLevel, message: String, fields: Option<String>) {
+        self.bridge.log(level, message, fields);
+    }
+
+    async fn notify(&mut self, notification: Notification) -> Result<(), GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.notify(self.scope(), notification).await
+    }
+
+    async fn confirm(&mut self, request: Confirmation) -> Result<bool, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.confirm(self.scope(), request).await
+    }
+
+    async fn request_input(
+        &mut self,
+        prompt: String,
+        secret: bool,
+    ) -> Result<Option<String>, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.request_input(self.scope(), prompt, secret).await
+    }
+
+    async fn progress(&mut self, event: ProgressEvent) -> Result<(), GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.progress(self.scope(), event).await
+    }
+
+    async fn contribute_context(&mut self, item: ContextItem) -> Result<(), GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.contribute_context(item).await
+    }
+
+    async fn contribute_status(&mut self, item: StatusItem) -> Result<(), GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.contribute_status(item).await
+    }
+}
+
+impl<B: Bridge> octet::extension::cancellation::Host for StoreState<B> {
+    async fn is_cancelled(&mut self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    async fn reason(&mut self) -> Option<String> {
+        self.cancel.reason()
+    }
+
+    async fn sleep(&mut self, ms: u64) -> bool {
+        let cancel = self.cancel.clone();
+        tokio::select! {
+            () = cancel.cancelled() => true,
+            () = tokio::time::sleep(std::time::Duration::from_millis(ms)) => cancel.is_cancelled(),
+        }
+    }
+}

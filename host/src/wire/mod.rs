@@ -1,0 +1,16 @@
+//! The octet wire: JSON-RPC 2.0 messages, one compact JSON object per line.
+//!
+//! This layer knows frames, ids and limits and nothing of WebAssembly:
+//! [`message`] is the message model, [`frame`] reads bounded lines and
+//! [`transport`] owns stdin and stdout (one reader thread, one writer thread).
+
+pub mod frame;
+pub mod message;
+pub mod transport;
+
+/// Longest frame either side may write, in bytes before the LF.
+///
+/// The host tears the stream down as soon as an extension line reaches
+/// 1,048,576 bytes before its LF, and never sends more than 1,048,575 bytes
+/// plus LF itself (protocol-core §1.3), so one bound serves both directions.
+pub const MAX_FRAME_BYTES: usize = 1_048_575;

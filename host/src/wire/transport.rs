@@ -1,0 +1,226 @@
+//! stdin and stdout: one reader thread, one writer thread.
+//!
+//! The reader only frames and parses; it never runs guest code, so control
+//! traffic (cancellations, answers to our child requests) is seen at once
+//! even while every guest instance is busy (protocol-core §6.1). The writer
+//! is the only code in the process that touches stdout: it writes whole
+//! frames and flushes each one (§1.7).
+
+use super::MAX_FRAME_BYTES;
+use super::frame::{Frame, FrameReader};
+use super::message::{Inbound, Rejection, parse_line};
+use std::io::{BufReader, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tokio::sync::{mpsc, oneshot};
+
+/// What the reader delivers.
+#[derive(Debug)]
+pub enum Input {
+    Message(Inbound),
+    /// A line that is not a usable message (see [`Rejection`]).
+    Rejected(Rejection),
+    /// A line over the frame limit, discarded whole.
+    TooLong {
+        bytes: usize,
+    },
+    /// End of input or a read error: the transport is gone.
+    Closed {
+        error: Option<String>,
+    },
+}
+
+/// Starts the stdin reader thread; inputs arrive on the returned channel.
+///
+/// The channel is bounded so a flood of input waits in the pipe rather than
+/// in our memory.
+pub fn spawn_reader() -> mpsc::Receiver<Input> {
+    let (tx, rx) = mpsc::channel(256);
+    let spawned = std::thread::Builder::new()
+        .name("octet-wasm-reader".into())
+        .spawn(move || {
+            let stdin = std::io::stdin();
+            let mut frames = FrameReader::new(
+                BufReader::with_capacity(64 * 1024, stdin.lock()),
+                MAX_FRAME_BYTES,
+            );
+            loop {
+                let input = match frames.next_frame() {
+                    Ok(Some(Frame::Line(line))) => match parse_line(&line) {
+                        Ok(message) => Input::Message(message),
+                        Err(rejection) => Input::Rejected(rejection),
+                    },
+                    Ok(Some(Frame::TooLong { bytes })) => Input::TooLong { bytes },
+                    Ok(None) => Input::Closed { error: None },
+                    Err(err) => Input::Closed {
+                        error: Some(err.to_string()),
+                    },
+                };
+                let closed = matches!(input, Input::Closed { .. });
+                if tx.blocking_send(input).is_err() || closed {
+                    return;
+                }
+            }
+        });
+    if let Err(err) = spawned {
+        crate::log!(crate::log::Level::Error, "cannot start the stdin reader", "error" => err.to_string());
+    }
+    rx
+}
+
+/// A frame that does not fit the wire's bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameTooLarge {
+    pub bytes: usize,
+}
+
+impl std::fmt::Display for FrameTooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "frame of {} bytes exceeds the 1 MiB frame limit ({MAX_FRAME_BYTES} bytes before the line feed)",
+            self.bytes
+        )
+    }
+}
+
+/// Why a frame was not written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendError {
+    TooLarge(FrameTooLarge),
+    /// stdout is gone (broken pipe) or the writer has stopped.
+    Closed,
+}
+
+enum Job {
+    Frame(String),
+    Flush(oneshot::Sender<()>),
+}
+
+/// Handle to the writer thread. Clones share the one writer; frames are
+/// written in the order they are sent.
+#[derive(Clone)]
+pub struct Writer {
+    tx: mpsc::Sender<Job>,
+    broken: Arc<AtomicBool>,
+}
+
+/// Frames queued before senders wait, like the SDK's writer queue
+/// (protocol-core §6.5).
+const WRITER_QUEUE: usize = 64;
+
+impl Writer {
+    /// Starts the writer thread on the real stdout.
+    pub fn spawn() -> Writer {
+        Self::spawn_on(std::io::stdout())
+    }
+
+    /// Starts a writer on any sink (tests use a buffer).
+    pub fn spawn_on<W: Write + Send + 'static>(mut sink: W) -> Writer {
+        let (tx, mut rx) = mpsc::channel::<Job>(WRITER_QUEUE);
+        let broken = Arc::new(AtomicBool::new(false));
+        let flag = broken.clone();
+        let spawned = std::thread::Builder::new()
+            .name("octet-wasm-writer".into())
+            .spawn(move || {
+                while let Some(job) = rx.blocking_recv() {
+                    match job {
+                        Job::Frame(line) => {
+                            if flag.load(Ordering::Acquire) {
+                                continue;
+                            }
+                            // The one place that writes protocol frames.
+                            let written = sink
+                                .write_all(line.as_bytes())
+                                .and_then(|()| sink.write_all(b"\n"))
+                                .and_then(|()| sink.flush());
+                            if let Err(err) = written {
+                                flag.store(true, Ordering::Release);
+                                crate::log!(crate::log::Level::Error, "stdout write failed; the transport is gone", "error" => err.to_string());
+                            }
+                        }
+                        Job::Flush(done) => {
+                            let _ = done.send(());
+                        }
+                    }
+                }
+            });
+        if let Err(err) = spawned {
+            broken.store(true, Ordering::Release);
+            crate::log!(crate::log::Level::Error, "cannot start the stdout writer", "error" => err.to_string());
+        }
+        Writer { tx, broken }
+    }
+
+    /// Checks the frame bound, then queues `line` (without LF) for writing.
+    /// Waits while the queue is full.
+    pub async fn send(&self, line: String) -> Result<(), SendError> {
+        check_size(&line).map_err(SendError::TooLarge)?;
+        if self.is_broken() {
+            return Err(SendError::Closed);
+        }
+        self.tx
+            .send(Job::Frame(line))
+            .await
+            .map_err(|_| SendError::Closed)
+    }
+
+    /// Resolves when every frame sent before has been written.
+    pub async fn flushed(&self) {
+        let (done, wait) = oneshot::channel();
+        if self.tx.send(Job::Flush(done)).await.is_ok() {
+            let _ = wait.await;
+        }
+    }
+
+    /// Whether stdout has failed.
+    pub fn is_broken(&self) -> bool {
+        self.broken.load(Ordering::Acquire)
+    }
+}
+
+/// Whether `line` fits the frame bound.
+pub fn check_size(line: &str) -> Result<(), FrameTooLarge> {
+    if line.len() > MAX_FRAME_BYTES {
+        Err(FrameTooLarge { bytes: line.len() })
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn writes_frames_in_order_and_refuses_oversize() {
+        let sink = Shared::default();
+        let writer = Writer::spawn_on(sink.clone());
+        writer.send("{\"a\":1}".into()).await.unwrap();
+        writer.send("{\"b\":2}".into()).await.unwrap();
+        let big = "x".repeat(MAX_FRAME_BYTES + 1);
+        assert!(matches!(
+            writer.send(big).await,
+            Err(SendError::TooLarge(_))
+        ));
+        writer.send("y".repeat(MAX_FRAME_BYTES)).await.unwrap();
+        writer.flushed().await;
+        let out = sink.0.lock().unwrap().clone();
+        assert!(out.starts_with(b"{\"a\":1}\n{\"b\":2}\n"));
+        assert_eq!(out.len(), 16 + MAX_FRAME_BYTES + 1);
+    }
+}
