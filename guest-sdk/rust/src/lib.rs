@@ -48,7 +48,10 @@
 //! replaces the instance) nor between the instances of a pool
 //! ([`Extension::max_concurrency`] above 1).
 
+#![warn(missing_docs)]
+
 #[doc(hidden)]
+#[allow(missing_docs)]
 pub mod bindings;
 mod call;
 mod cancel;
