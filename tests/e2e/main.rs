@@ -10,6 +10,7 @@
 mod bad_input;
 mod cache;
 mod hello_world;
+mod isolation;
 mod manifest_mismatch;
 mod support;
 mod traps;

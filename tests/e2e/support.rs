@@ -58,9 +58,26 @@ pub fn component(name: &str) -> PathBuf {
     path
 }
 
-/// `examples/<name>/`, holding `extension.toml` and `<name>.wasm`.
+/// The guest language the example transcripts run against: `OCTET_WASM_LANG`
+/// (`rust`, `python`, `js` or `c`; default `rust`). The transcript modules
+/// (hello_world, hello_delay, turn_tracker) are one suite, run once per
+/// language by `scripts/test`.
+pub fn guest_language() -> String {
+    std::env::var("OCTET_WASM_LANG")
+        .ok()
+        .filter(|lang| !lang.is_empty())
+        .unwrap_or_else(|| "rust".to_owned())
+}
+
+/// The example's extension directory for [`guest_language`], holding
+/// `extension.toml` and `<name>.wasm`: `examples/<name>/` for Rust,
+/// `examples/<name>/<lang>/` for the other languages.
 pub fn example_dir(name: &str) -> PathBuf {
-    let dir = repo_root().join("examples").join(name);
+    let lang = guest_language();
+    let mut dir = repo_root().join("examples").join(name);
+    if lang != "rust" {
+        dir = dir.join(&lang);
+    }
     for file in ["extension.toml".to_owned(), format!("{name}.wasm")] {
         assert!(
             dir.join(&file).is_file(),
