@@ -50,7 +50,8 @@ fn setup(ext: &mut Extension) {
         StatusItem::new(surface, "hello").style_role("extension.hello_world.status")
     });
     ext.renderer("hello_world", |render: Render| {
-        let output = render.output.as_deref().unwrap_or("waiting");
+        // Like the Python original (`output or "waiting"`): empty is no output.
+        let output = render.output.as_deref().filter(|o| !o.is_empty()).unwrap_or("waiting");
         Segment::new(format!("hello_world · {output}")).style_role("extension.hello_world.tool")
     });
 }
