@@ -10,6 +10,7 @@
 //! [`hostsim`] plays octet's side of the wire (tests, demo, benchmarks).
 
 pub mod cancel;
+pub mod demo;
 pub mod hostsim;
 pub mod log;
 pub mod protocol;

@@ -30,6 +30,23 @@ enum Command {
     /// Compile a component into the compiled-component cache ahead of time
     /// (for install time), so the first `run` starts without compiling.
     Compile(CompileArgs),
+    /// Play a scripted octet session against an extension directory and
+    /// print the exchange (initialize, a tool call, the other declared
+    /// requests, a cancelled call on API 0.2, shutdown).
+    Demo(DemoArgs),
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// The extension directory (holding extension.toml).
+    #[arg(default_value = "examples/hello-world")]
+    extension_dir: PathBuf,
+    /// JSON arguments for the tool calls.
+    #[arg(long, value_name = "JSON", default_value = r#"{"name":"Ada"}"#)]
+    args: String,
+    /// JSON arguments for the call the demo cancels (API 0.2).
+    #[arg(long, value_name = "JSON")]
+    slow_args: Option<String>,
 }
 
 #[derive(Args)]
@@ -85,6 +102,36 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => run(args),
         Command::Compile(args) => compile(args),
+        Command::Demo(args) => demo(args),
+    }
+}
+
+fn demo(args: DemoArgs) -> ExitCode {
+    let parse = |text: &str, flag: &str| {
+        serde_json::from_str::<serde_json::Value>(text)
+            .map_err(|err| format!("{flag} is not valid JSON: {err}"))
+    };
+    let arguments = match parse(&args.args, "--args") {
+        Ok(value) => value,
+        Err(message) => return fail(&message),
+    };
+    let slow_arguments = match args
+        .slow_args
+        .as_deref()
+        .map(|text| parse(text, "--slow-args"))
+        .transpose()
+    {
+        Ok(value) => value,
+        Err(message) => return fail(&message),
+    };
+    let options = octet_wasm::demo::DemoOptions {
+        extension_dir: args.extension_dir,
+        arguments,
+        slow_arguments,
+    };
+    match octet_wasm::demo::run(&options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => fail(&format!("demo failed: {err:#}")),
     }
 }
 

@@ -51,7 +51,11 @@ fn setup(ext: &mut Extension) {
     });
     ext.renderer("hello_world", |render: Render| {
         // Like the Python original (`output or "waiting"`): empty is no output.
-        let output = render.output.as_deref().filter(|o| !o.is_empty()).unwrap_or("waiting");
+        let output = render
+            .output
+            .as_deref()
+            .filter(|o| !o.is_empty())
+            .unwrap_or("waiting");
         Segment::new(format!("hello_world · {output}")).style_role("extension.hello_world.tool")
     });
 }
