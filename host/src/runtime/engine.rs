@@ -13,7 +13,7 @@ pub fn build(limits: &Limits) -> anyhow::Result<Engine> {
         // Every store yields at each epoch tick, so a busy guest never
         // holds a runtime thread and its call can be abandoned at a
         // deadline or cancellation (design §9).
-        .epoch_interruption(true)
+        .epoch_interruption(limits.epoch_interruption)
         .consume_fuel(limits.fuel.is_some())
         .parallel_compilation(true);
     Engine::new(&config).map_err(|err| anyhow::anyhow!("cannot create the wasmtime engine: {err}"))

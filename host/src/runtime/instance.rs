@@ -113,8 +113,10 @@ impl<B: Bridge> Instance<B> {
         store.limiter(|state| &mut state.limiter);
         // Yield to the runtime at every tick: the caller's timers and
         // cancellation can then drop a busy call (design §9).
-        store.set_epoch_deadline(1);
-        store.epoch_deadline_async_yield_and_update(1);
+        if limits.epoch_interruption {
+            store.set_epoch_deadline(1);
+            store.epoch_deadline_async_yield_and_update(1);
+        }
         if let Some(fuel) = limits.fuel {
             store
                 .set_fuel(fuel)

@@ -31,6 +31,10 @@ pub struct Limits {
     /// and finer than the 150 ms hook budgets, so deadlines overshoot by at
     /// most one tick.
     pub epoch_tick: Duration,
+    /// Epoch interruption (how deadlines and cancellation stop a busy
+    /// guest). Always on in the shim; only benchmarks turn it off to
+    /// measure what it costs.
+    pub epoch_interruption: bool,
     /// Bytes of guest stdout+stderr logged per instance; the rest is
     /// dropped (the guest never blocks or fails on it).
     pub output_bytes: usize,
@@ -46,6 +50,7 @@ impl Default for Limits {
             memories: 8,
             fuel: None,
             epoch_tick: Duration::from_millis(10),
+            epoch_interruption: true,
             output_bytes: 64 * 1024,
         }
     }
