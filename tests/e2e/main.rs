@@ -9,8 +9,16 @@
 
 mod bad_input;
 mod cache;
+mod cancellation;
+mod concurrency;
+mod deadlines;
+mod hello_delay;
 mod hello_world;
 mod isolation;
 mod manifest_mismatch;
+mod negotiation;
+mod progress;
+mod shutdown;
 mod support;
 mod traps;
+mod turn_tracker;

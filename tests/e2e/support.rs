@@ -8,10 +8,11 @@ use octet_wasm::hostsim::{
     StderrLine,
 };
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 /// octet's ordinary request timeout (§7.1); generous for every reply.
@@ -190,6 +191,18 @@ impl Shim {
         component_arg: &str,
         manifest: ManifestSpec,
     ) -> Shim {
+        Shim::start_in_with_args(dirs, extension_dir, component_arg, manifest, &[])
+    }
+
+    /// Like [`Shim::start_in`], with `extra_args` after `run <component>`
+    /// (e.g. `--deadline-ms render=250`).
+    fn start_in_with_args(
+        dirs: TempDir,
+        extension_dir: &Path,
+        component_arg: &str,
+        manifest: ManifestSpec,
+        extra_args: &[&str],
+    ) -> Shim {
         let workspace = dirs.path().join("workspace");
         let scratch = dirs.path().join("scratch");
         std::fs::create_dir_all(&workspace).expect("create the workspace");
@@ -197,6 +210,7 @@ impl Shim {
         let manifest_path = extension_dir.join("extension.toml");
         let session = Launch::new(shim_binary())
             .args(["run", component_arg])
+            .args(extra_args)
             .extension_dir(extension_dir)
             .manifest_path(&manifest_path)
             .workspace(&workspace)
@@ -445,4 +459,143 @@ pub fn stderr_text(shim: &Shim) -> String {
         .map(|line| line.text.as_str())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+// ----- API 0.2 runtime helpers ---------------------------------------
+
+/// The host's cancellation grace (§7.3) and shutdown acknowledgement stage
+/// (§4.10): an answer later than this costs the extension its process.
+pub const HOST_GRACE: Duration = Duration::from_secs(2);
+
+/// The hello-delay example's manifest facts (`hello-delay.md`).
+pub fn hello_delay_manifest() -> ManifestSpec {
+    ManifestSpec::new("hello-delay", ApiVersion::V0_2)
+        .version("0.2.0")
+        .description("Return a local greeting, after an optional cancellable delay")
+        .tools(&["hello"])
+}
+
+/// The turn-tracker example's manifest facts (`turn-tracker.md`).
+pub fn turn_tracker_manifest() -> ManifestSpec {
+    ManifestSpec::new("turn-tracker", ApiVersion::V0_2)
+        .version("0.2.0")
+        .description("Track which turns are active (a sandboxed keep-awake)")
+        .commands(&["turns"])
+        .ui(&["status"])
+        .notifications(true)
+}
+
+/// Responses gathered by [`Shim::responses`], keyed by request id.
+pub struct Responses {
+    /// The response frame for each awaited id.
+    pub by_id: HashMap<u64, Frame>,
+    /// When each response was read.
+    pub arrived: HashMap<u64, Instant>,
+    /// The awaited ids in the order their responses arrived.
+    pub order: Vec<u64>,
+    /// Every other frame, in order (notifications, child requests).
+    pub others: Vec<Frame>,
+}
+
+impl Responses {
+    /// The response to `id`.
+    pub fn frame(&self, id: u64) -> &Frame {
+        self.by_id
+            .get(&id)
+            .unwrap_or_else(|| panic!("no response to request {id}"))
+    }
+
+    /// The outcome of the response to `id`.
+    pub fn outcome(&self, id: u64) -> &Result<Value, RpcError> {
+        self.frame(id)
+            .outcome()
+            .unwrap_or_else(|| unreachable!("responses hold response frames"))
+    }
+}
+
+impl Shim {
+    /// The hello-delay example, from `examples/hello-delay`.
+    pub fn hello_delay() -> Shim {
+        Shim::start(
+            &example_dir("hello-delay"),
+            "hello-delay.wasm",
+            hello_delay_manifest(),
+        )
+    }
+
+    /// The turn-tracker example, from `examples/turn-tracker`.
+    pub fn turn_tracker() -> Shim {
+        Shim::start(
+            &example_dir("turn-tracker"),
+            "turn-tracker.wasm",
+            turn_tracker_manifest(),
+        )
+    }
+
+    /// The probe guest with `extra_args` after `run <component>` (e.g.
+    /// `--deadline-ms request=1000`).
+    pub fn probe_with_args(manifest: ManifestSpec, extra_args: &[&str]) -> Shim {
+        let component = component("probe");
+        let dirs = tempfile::tempdir().expect("create a temporary directory");
+        let extension_dir = dirs.path().join("extension");
+        std::fs::create_dir_all(&extension_dir).expect("create the extension directory");
+        let component_arg = component.to_string_lossy().into_owned();
+        let mut args = vec!["run", component_arg.as_str()];
+        args.extend_from_slice(extra_args);
+        let toml = manifest.to_extension_toml("octet-wasm", &args);
+        std::fs::write(extension_dir.join("extension.toml"), toml)
+            .expect("write the probe manifest");
+        Shim::start_in_with_args(dirs, &extension_dir, &component_arg, manifest, extra_args)
+    }
+
+    /// The host's `initialize` offer for this shim, to adjust before
+    /// sending (API 0.2: the real 21 optional features and a limit of 64).
+    pub fn offer(&self) -> InitializeParams {
+        InitializeParams::new(&self.manifest, &self.manifest_path, &self.workspace)
+    }
+
+    /// Sends a `tool/call` without waiting; returns its id.
+    pub fn send_tool(&mut self, name: &str, arguments: Value) -> u64 {
+        let params = self.tool_params(name, arguments);
+        self.send_request("tool/call", params)
+    }
+
+    /// Reads frames until every id in `ids` has its response, in whatever
+    /// order they come; panics after `timeout`.
+    pub fn responses(&mut self, ids: &[u64], timeout: Duration) -> Responses {
+        let deadline = Instant::now() + timeout;
+        let mut responses = Responses {
+            by_id: HashMap::new(),
+            arrived: HashMap::new(),
+            order: Vec::new(),
+            others: Vec::new(),
+        };
+        while responses.by_id.len() < ids.len() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let frame = self.recv(left).unwrap_or_else(|error| {
+                panic!(
+                    "waiting for responses to {ids:?} (have {:?}): {error}\nstderr:\n{}",
+                    responses.order,
+                    stderr_text(self)
+                )
+            });
+            match frame.response_id() {
+                Some(id) if ids.contains(&id) && !responses.by_id.contains_key(&id) => {
+                    responses.arrived.insert(id, Instant::now());
+                    responses.order.push(id);
+                    responses.by_id.insert(id, frame);
+                }
+                Some(_) => panic!("unexpected response {}", frame.raw),
+                None => responses.others.push(frame),
+            }
+        }
+        responses
+    }
+}
+
+/// `result.protocol` of an API 0.2 initialize result.
+pub fn protocol(result: &Value) -> &Value {
+    let protocol = &result["protocol"];
+    assert!(protocol.is_object(), "no protocol object in {result}");
+    protocol
 }
