@@ -1,0 +1,147 @@
+/*
+ * Native unit tests for octet.c's string and JSON helpers (the parts that
+ * need no host), built natively by guest-sdk/c/tests/run. The WIT imports
+ * are left unresolved: these tests never call them.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "extension.h"
+#include "octet.h"
+
+static int failures, checks;
+
+#define CHECK(cond)                                                              \
+    do {                                                                         \
+        checks++;                                                                \
+        if (!(cond)) {                                                           \
+            failures++;                                                          \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                        \
+    } while (0)
+
+static void strings(void)
+{
+    char *s = NULL;
+    CHECK(octet_json_get_string("{\"name\":\"host \\u03bb\\ud83d\\ude00\"}", "name", &s) ==
+          OCTET_JSON_OK);
+    CHECK(s && strcmp(s, "host \xce\xbb\xf0\x9f\x98\x80") == 0);
+    CHECK(s && octet_utf8_chars(s) == 7);
+    free(s);
+    s = NULL;
+    CHECK(octet_json_get_string("{\"name\":\"host \xce\xbb\xf0\x9f\x98\x80\"}", "name", &s) ==
+          OCTET_JSON_OK);
+    CHECK(s && strcmp(s, "host \xce\xbb\xf0\x9f\x98\x80") == 0);
+    free(s);
+    s = NULL;
+    CHECK(octet_json_get_string("{\"a\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"}", "a", &s) == OCTET_JSON_OK);
+    CHECK(s && strcmp(s, "\"\\/\b\f\n\r\t") == 0);
+    free(s);
+    /* Escaped keys match their unescaped form; the last duplicate wins. */
+    s = NULL;
+    CHECK(octet_json_get_string("{\"n\\u0061me\":\"x\",\"name\":\"y\"}", "name", &s) ==
+          OCTET_JSON_OK);
+    CHECK(s && strcmp(s, "y") == 0);
+    free(s);
+    /* Nested members are not top-level members. */
+    CHECK(octet_json_get_string("{\"o\":{\"name\":\"x\"}}", "name", &s) == OCTET_JSON_MISSING);
+    CHECK(octet_json_get_string("{\"name\":false}", "name", &s) == OCTET_JSON_WRONG_TYPE);
+    CHECK(octet_json_get_string("{\"name\":null}", "name", &s) == OCTET_JSON_NULL);
+    CHECK(octet_json_get_string("{}", "name", &s) == OCTET_JSON_MISSING);
+    CHECK(octet_json_get_string("[\"name\"]", "name", &s) == OCTET_JSON_NOT_OBJECT);
+    CHECK(octet_json_get_string("{\"name\":\"a\\u0000b\"}", "name", &s) == OCTET_JSON_WRONG_TYPE);
+    CHECK(octet_json_get_string("{\"name\":\"\\ud800\"}", "name", &s) == OCTET_JSON_INVALID);
+    CHECK(octet_json_get_string("{\"name\":\"\\udc00\"}", "name", &s) == OCTET_JSON_INVALID);
+    CHECK(octet_json_get_string("{\"name\":\"a\nb\"}", "name", &s) == OCTET_JSON_INVALID);
+    CHECK(octet_json_get_string("{\"name\":\"x\"} x", "name", &s) == OCTET_JSON_INVALID);
+    CHECK(octet_json_get_string("{\"name\":\"x\",}", "name", &s) == OCTET_JSON_INVALID);
+    CHECK(octet_json_get_string("", "name", &s) == OCTET_JSON_INVALID);
+
+    char *q = octet_json_quote("a\"b\\c\n\x01");
+    CHECK(q && strcmp(q, "\"a\\\"b\\\\c\\u000a\\u0001\"") == 0);
+    free(q);
+    char *f = octet_format("%s-%d", "x", 42);
+    CHECK(f && strcmp(f, "x-42") == 0);
+    free(f);
+}
+
+static void numbers_and_bools(void)
+{
+    int64_t v = 7;
+    CHECK(octet_json_get_int("{\"d\":5000}", "d", &v) == OCTET_JSON_OK && v == 5000);
+    CHECK(octet_json_get_int("{\"d\":-1}", "d", &v) == OCTET_JSON_OK && v == -1);
+    CHECK(octet_json_get_int("{\"d\":-0}", "d", &v) == OCTET_JSON_OK && v == 0);
+    CHECK(octet_json_get_int("{\"d\":9223372036854775807}", "d", &v) == OCTET_JSON_OK &&
+          v == INT64_MAX);
+    CHECK(octet_json_get_int("{\"d\":-9223372036854775808}", "d", &v) == OCTET_JSON_OK &&
+          v == INT64_MIN);
+    CHECK(octet_json_get_int("{\"d\":9223372036854775808}", "d", &v) == OCTET_JSON_RANGE);
+    CHECK(octet_json_get_int("{\"d\":1.5}", "d", &v) == OCTET_JSON_RANGE);
+    CHECK(octet_json_get_int("{\"d\":1e3}", "d", &v) == OCTET_JSON_RANGE);
+    CHECK(octet_json_get_int("{\"d\":\"5\"}", "d", &v) == OCTET_JSON_WRONG_TYPE);
+    CHECK(octet_json_get_int("{\"d\":01}", "d", &v) == OCTET_JSON_INVALID);
+    CHECK(octet_json_get_int("{\"d\":-}", "d", &v) == OCTET_JSON_INVALID);
+    bool b = false;
+    CHECK(octet_json_get_bool("{\"b\":true}", "b", &b) == OCTET_JSON_OK && b);
+    CHECK(octet_json_get_bool("{\"b\":false}", "b", &b) == OCTET_JSON_OK && !b);
+    CHECK(octet_json_get_bool("{\"b\":0}", "b", &b) == OCTET_JSON_WRONG_TYPE);
+    CHECK(octet_json_get_bool("{\"b\":tru}", "b", &b) == OCTET_JSON_INVALID);
+}
+
+static void structure(void)
+{
+    char *raw = NULL;
+    CHECK(octet_json_get_raw(" { \"o\" : { \"k\" : [1, {\"x\":null}] } , \"p\":2 } ", "o", &raw) ==
+          OCTET_JSON_OK);
+    CHECK(raw && strcmp(raw, "{ \"k\" : [1, {\"x\":null}] }") == 0);
+    free(raw);
+    static const char *const known[] = {"name", "delay_ms"};
+    char *unknown = NULL;
+    CHECK(octet_json_only_keys("{\"name\":\"x\",\"delay_ms\":1}", known, 2, &unknown) ==
+          OCTET_JSON_OK);
+    CHECK(octet_json_only_keys("{\"name\":\"x\",\"extra\":1}", known, 2, &unknown) ==
+          OCTET_JSON_WRONG_TYPE);
+    CHECK(unknown && strcmp(unknown, "extra") == 0);
+    free(unknown);
+    CHECK(octet_json_valid("[]") && octet_json_valid(" \"x\" ") && octet_json_valid("-1.5e+3"));
+    CHECK(!octet_json_valid("{\"a\" 1}") && !octet_json_valid("[1,]") && !octet_json_valid("nul"));
+    CHECK(octet_json_is_object("{}") && !octet_json_is_object("[]"));
+    /* Depth is bounded. */
+    char deep[2 * (OCTET_JSON_MAX_DEPTH + 1) + 1];
+    for (int i = 0; i <= OCTET_JSON_MAX_DEPTH; i++) {
+        deep[i] = '[';
+        deep[2 * (OCTET_JSON_MAX_DEPTH + 1) - 1 - i] = ']';
+    }
+    deep[2 * (OCTET_JSON_MAX_DEPTH + 1)] = '\0';
+    CHECK(!octet_json_valid(deep));
+    CHECK(octet_json_valid(deep + 1) || 1); /* unbalanced, only must not crash */
+    char ok_depth[2 * OCTET_JSON_MAX_DEPTH + 1];
+    for (int i = 0; i < OCTET_JSON_MAX_DEPTH; i++) {
+        ok_depth[i] = '[';
+        ok_depth[2 * OCTET_JSON_MAX_DEPTH - 1 - i] = ']';
+    }
+    ok_depth[2 * OCTET_JSON_MAX_DEPTH] = '\0';
+    CHECK(octet_json_valid(ok_depth));
+}
+
+static void errors(void)
+{
+    CHECK(octet_invalid_params("bad %d", 1) == OCTET_ERROR);
+    CHECK(octet_has_error() && strcmp(octet_error_message(), "bad 1") == 0);
+    CHECK(octet_cancelled() == OCTET_ERROR && octet_error_is_cancelled());
+    octet_error_clear();
+    CHECK(!octet_has_error());
+}
+
+int main(void)
+{
+    strings();
+    numbers_and_bools();
+    structure();
+    errors();
+    printf("%d passed, %d failed\n", checks - failures, failures);
+    return failures != 0;
+}
+
+/* The registry is not exercised here. */
+void octet_setup(octet_ext *ext) { (void)ext; }
