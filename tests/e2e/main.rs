@@ -7,11 +7,13 @@
 //! and scratch directory; all share one compiled-component cache
 //! (`target/e2e-cache`) so each component compiles once per run.
 
+mod adversarial;
 mod bad_input;
 mod cache;
 mod cancellation;
 mod concurrency;
 mod deadlines;
+mod fuzz_corpus;
 mod hello_delay;
 mod hello_world;
 mod isolation;

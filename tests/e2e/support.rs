@@ -203,14 +203,38 @@ impl Shim {
         manifest: ManifestSpec,
         extra_args: &[&str],
     ) -> Shim {
+        Shim::start_in_with_env(
+            dirs,
+            extension_dir,
+            component_arg,
+            manifest,
+            extra_args,
+            &[],
+        )
+    }
+
+    /// Like [`Shim::start_in_with_args`], with `env` added to the shim's
+    /// environment (as octet's allowlist or brokered variables would be).
+    fn start_in_with_env(
+        dirs: TempDir,
+        extension_dir: &Path,
+        component_arg: &str,
+        manifest: ManifestSpec,
+        extra_args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Shim {
         let workspace = dirs.path().join("workspace");
         let scratch = dirs.path().join("scratch");
         std::fs::create_dir_all(&workspace).expect("create the workspace");
         std::fs::create_dir_all(&scratch).expect("create the scratch directory");
         let manifest_path = extension_dir.join("extension.toml");
-        let session = Launch::new(shim_binary())
+        let mut launch = Launch::new(shim_binary())
             .args(["run", component_arg])
-            .args(extra_args)
+            .args(extra_args);
+        for (key, value) in env {
+            launch = launch.env(key, value);
+        }
+        let session = launch
             .extension_dir(extension_dir)
             .manifest_path(&manifest_path)
             .workspace(&workspace)
@@ -546,6 +570,33 @@ impl Shim {
         std::fs::write(extension_dir.join("extension.toml"), toml)
             .expect("write the probe manifest");
         Shim::start_in_with_args(dirs, &extension_dir, &component_arg, manifest, extra_args)
+    }
+
+    /// The probe guest with `extra_args` after `run <component>` and `env`
+    /// added to the shim's environment.
+    pub fn probe_with_env(
+        manifest: ManifestSpec,
+        extra_args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Shim {
+        let component = component("probe");
+        let dirs = tempfile::tempdir().expect("create a temporary directory");
+        let extension_dir = dirs.path().join("extension");
+        std::fs::create_dir_all(&extension_dir).expect("create the extension directory");
+        let component_arg = component.to_string_lossy().into_owned();
+        let mut args = vec!["run", component_arg.as_str()];
+        args.extend_from_slice(extra_args);
+        let toml = manifest.to_extension_toml("octet-wasm", &args);
+        std::fs::write(extension_dir.join("extension.toml"), toml)
+            .expect("write the probe manifest");
+        Shim::start_in_with_env(
+            dirs,
+            &extension_dir,
+            &component_arg,
+            manifest,
+            extra_args,
+            env,
+        )
     }
 
     /// The host's `initialize` offer for this shim, to adjust before

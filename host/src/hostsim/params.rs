@@ -81,6 +81,8 @@ pub struct ManifestSpec {
     pub filesystem: String,
     pub process: bool,
     pub network: bool,
+    /// `[capabilities].environment` (API 0.2): brokered variable names.
+    pub environment: Vec<String>,
     pub tools: Vec<String>,
     pub commands: Vec<String>,
     pub hooks: Vec<String>,
@@ -106,6 +108,7 @@ impl ManifestSpec {
             filesystem: "none".to_owned(),
             process: false,
             network: false,
+            environment: Vec::new(),
             tools: Vec::new(),
             commands: Vec::new(),
             hooks: Vec::new(),
@@ -162,6 +165,18 @@ impl ManifestSpec {
         self
     }
 
+    pub fn network(mut self, allowed: bool) -> Self {
+        self.network = allowed;
+        self
+    }
+
+    /// `[capabilities].environment` (API 0.2 only; octet's manifest
+    /// validation rejects it on 0.1).
+    pub fn environment(mut self, names: &[&str]) -> Self {
+        self.environment = strings(names);
+        self
+    }
+
     pub fn version(mut self, version: &str) -> Self {
         self.version = version.to_owned();
         self
@@ -172,9 +187,14 @@ impl ManifestSpec {
         self
     }
 
-    /// `initialize.params.capabilities` (the literal three-key shape, §3.3).
+    /// `initialize.params.capabilities`: the literal three-key shape, plus
+    /// `environment` only when non-empty (§3.3).
     pub fn capabilities_json(&self) -> Value {
-        json!({"filesystem": self.filesystem, "process": self.process, "network": self.network})
+        let mut capabilities = json!({"filesystem": self.filesystem, "process": self.process, "network": self.network});
+        if !self.environment.is_empty() {
+            capabilities["environment"] = json!(self.environment);
+        }
+        capabilities
     }
 
     /// `initialize.params.contributes` (§3.2): 0.2 adds `shortcuts: []`.
@@ -214,6 +234,9 @@ impl ManifestSpec {
             "process = {}\nnetwork = {}",
             self.process, self.network
         );
+        if !self.environment.is_empty() {
+            let _ = writeln!(toml, "environment = {}", list(&self.environment));
+        }
         let _ = writeln!(toml, "\n[contributes]");
         let _ = writeln!(toml, "tools = {}", list(&self.tools));
         let _ = writeln!(toml, "commands = {}", list(&self.commands));

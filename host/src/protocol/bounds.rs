@@ -22,9 +22,13 @@ pub const PERSISTENCE_VALUE: JsonBounds = JsonBounds {
 };
 
 /// Checks `value` against `bounds`; the error names the bound and its limit.
+///
+/// Depth counts containers (arrays and objects), not the scalars inside
+/// them: `{"n":0}` is 1 level deep, `[[1]]` 2, a bare scalar 0. So 32
+/// nested objects around a number are within a depth of 32, and 33 are not.
 pub fn check_json(value: &Value, bounds: &JsonBounds) -> Result<(), String> {
     let mut nodes = 0usize;
-    walk(value, 1, bounds, &mut nodes)?;
+    walk(value, 0, bounds, &mut nodes)?;
     let bytes = serde_json::to_string(value)
         .map(|s| s.len())
         .unwrap_or(usize::MAX);
@@ -37,7 +41,44 @@ pub fn check_json(value: &Value, bounds: &JsonBounds) -> Result<(), String> {
     Ok(())
 }
 
-fn walk(value: &Value, depth: usize, bounds: &JsonBounds, nodes: &mut usize) -> Result<(), String> {
+/// Checks the nesting depth of JSON `text` before it is parsed, so a guest
+/// value nested past serde_json's recursion limit (128) is refused as the
+/// depth bound it breaks, not as "not valid JSON". Counts like
+/// [`check_json`]; brackets inside strings do not count.
+pub fn check_text_depth(text: &str, bounds: &JsonBounds) -> Result<(), String> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for byte in text.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > bounds.max_depth {
+                    return Err(format!(
+                        "{} is nested deeper than {} levels",
+                        bounds.name, bounds.max_depth
+                    ));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// `outer` is the number of containers around `value`.
+fn walk(value: &Value, outer: usize, bounds: &JsonBounds, nodes: &mut usize) -> Result<(), String> {
     *nodes += 1;
     if *nodes > bounds.max_nodes {
         return Err(format!(
@@ -45,6 +86,10 @@ fn walk(value: &Value, depth: usize, bounds: &JsonBounds, nodes: &mut usize) -> 
             bounds.name, bounds.max_nodes
         ));
     }
+    let depth = match value {
+        Value::Array(_) | Value::Object(_) => outer + 1,
+        _ => outer,
+    };
     if depth > bounds.max_depth {
         return Err(format!(
             "{} is nested deeper than {} levels",
@@ -54,7 +99,7 @@ fn walk(value: &Value, depth: usize, bounds: &JsonBounds, nodes: &mut usize) -> 
     match value {
         Value::Array(items) => items
             .iter()
-            .try_for_each(|item| walk(item, depth + 1, bounds, nodes)),
+            .try_for_each(|item| walk(item, depth, bounds, nodes)),
         Value::Object(map) => map.iter().try_for_each(|(key, item)| {
             if let Some(max) = bounds.max_key_bytes
                 && key.len() > max
@@ -65,7 +110,7 @@ fn walk(value: &Value, depth: usize, bounds: &JsonBounds, nodes: &mut usize) -> 
                     key.len()
                 ));
             }
-            walk(item, depth + 1, bounds, nodes)
+            walk(item, depth, bounds, nodes)
         }),
         _ => Ok(()),
     }
@@ -86,9 +131,9 @@ mod tests {
 
     #[test]
     fn each_bound_at_and_past_its_limit() {
-        assert!(check_json(&json!([[1]]), &SMALL).is_ok());
+        assert!(check_json(&json!([[[]]]), &SMALL).is_ok());
         assert!(
-            check_json(&json!([[[1]]]), &SMALL)
+            check_json(&json!([[[[]]]]), &SMALL)
                 .unwrap_err()
                 .contains("deeper than 3")
         );
@@ -109,5 +154,44 @@ mod tests {
                 .unwrap_err()
                 .contains("21 bytes")
         );
+    }
+
+    /// Depth counts containers only: the scalar inside the innermost one
+    /// adds no level (the probe's `nested {depth: 32}` is 32 objects around
+    /// a 0 and within the protocol's 32 levels; 33 objects are not).
+    #[test]
+    fn depth_counts_containers_not_scalars() {
+        let nested = |depth: usize| (0..depth).fold(json!(0), |inner, _| json!({ "n": inner }));
+        let bounds = JsonBounds {
+            max_depth: 32,
+            max_bytes: 1 << 20,
+            max_nodes: 1_000,
+            ..SMALL
+        };
+        assert!(check_json(&json!(7), &bounds).is_ok());
+        assert!(check_json(&nested(32), &bounds).is_ok());
+        assert_eq!(
+            check_json(&nested(33), &bounds).unwrap_err(),
+            "x is nested deeper than 32 levels"
+        );
+        assert!(check_json(&json!([[[1]]]), &SMALL).is_ok());
+        assert!(check_json(&json!([[[[1]]]]), &SMALL).is_err());
+    }
+
+    /// The e2e `metadata_depth_is_bounded_at_32` found metadata nested
+    /// 1,000 deep refused as "not valid JSON: recursion limit exceeded":
+    /// the text is now checked first, and the error names the bound.
+    #[test]
+    fn text_depth_is_checked_before_parsing() {
+        let deep = format!("{}0{}", "{\"n\":".repeat(1_000), "}".repeat(1_000));
+        assert_eq!(
+            check_text_depth(&deep, &SMALL).unwrap_err(),
+            "x is nested deeper than 3 levels"
+        );
+        assert!(check_text_depth("[[[1]]]", &SMALL).is_ok());
+        assert!(check_text_depth("[[[[1]]]]", &SMALL).is_err());
+        // Brackets in strings, escaped quotes included, do not count.
+        assert!(check_text_depth(r#"["[[[[\"[[[[", "]]]]"]"#, &SMALL).is_ok());
+        assert!(check_text_depth(r#"[[["\\"],[[1]]]]"#, &SMALL).is_err());
     }
 }

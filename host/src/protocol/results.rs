@@ -3,7 +3,7 @@
 //! [`ResultError`] naming the bound; the server answers it as -32603 (the
 //! SDK's "invalid handler result"), never as a frame the host would reject.
 
-use super::bounds::{JsonBounds, check_json};
+use super::bounds::{JsonBounds, check_json, check_text_depth};
 use super::initialize::ApiVersion;
 use crate::runtime::types::*;
 use serde_json::{Map, Value, json};
@@ -79,6 +79,7 @@ pub fn tool_result(
     let metadata = match &result.metadata {
         None => json!({}),
         Some(text) => {
+            check_text_depth(text, &METADATA).map_err(ResultError)?;
             let value = parse_json(text, "metadata")?;
             if !value.is_object() {
                 return fail("tool result metadata must be a JSON object");
@@ -158,6 +159,7 @@ fn typed_tool_result(
             ));
         }
         (Some(text), Some(validator)) => {
+            check_text_depth(text, &STRUCTURED).map_err(ResultError)?;
             let value = parse_json(text, "structured_content")?;
             check_json(&value, &STRUCTURED).map_err(ResultError)?;
             if let Err(error) = validator.validate(&value) {

@@ -334,6 +334,13 @@ fn classify_start<B: Bridge>(store: &Store<StoreState<B>>, err: wasmtime::Error)
     Fault::Start(format!("{err:#}"))
 }
 
+/// A guest function name as a reader wants it: Rust symbols demangled
+/// without their hash (`octet_guest::registry::Extension::tool::{{closure}}`),
+/// anything else (C, component export names) unchanged.
+fn demangle(name: &str) -> String {
+    format!("{:#}", rustc_demangle::demangle(name))
+}
+
 /// Turns a wasmtime error from a guest call into a [`Fault`], keeping the
 /// guest backtrace for the log.
 pub fn classify_trap(err: wasmtime::Error, fuel: Option<u64>) -> Fault {
@@ -346,7 +353,7 @@ pub fn classify_trap(err: wasmtime::Error, fuel: Option<u64>) -> Fault {
                 .map(|frame| {
                     let module = frame.module().name().unwrap_or("?");
                     match frame.func_name() {
-                        Some(name) => format!("{module}!{name}"),
+                        Some(name) => format!("{module}!{}", demangle(name)),
                         None => format!("{module}!<func {}>", frame.func_index()),
                     }
                 })
@@ -365,5 +372,27 @@ pub fn classify_trap(err: wasmtime::Error, fuel: Option<u64>) -> Fault {
             message: format!("{err:#}"),
             backtrace,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::demangle;
+
+    /// The e2e `trap_records_name_the_guest_functions` found mangled names
+    /// in trap records: the name section keeps Rust's mangled symbols.
+    #[test]
+    fn guest_function_names_are_demangled() {
+        assert_eq!(
+            demangle(
+                "_ZN11octet_guest8registry9Extension4tool28_$u7b$$u7b$closure$u7d$$u7d$17h54d6fc07e82f2303E"
+            ),
+            "octet_guest::registry::Extension::tool::{{closure}}"
+        );
+        assert_eq!(
+            demangle("octet:extension/guest@0.2.0#call-tool"),
+            "octet:extension/guest@0.2.0#call-tool"
+        );
+        assert_eq!(demangle("__main_void"), "__main_void");
     }
 }

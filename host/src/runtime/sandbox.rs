@@ -67,26 +67,46 @@ impl Sandbox {
         }
     }
 
+    /// The directories the guest gets: (host path, name the guest sees).
+    ///
+    /// wasi-libc (the C library of Rust, C and Python guests) starts every
+    /// guest in `/` whatever `initial-cwd` says, and resolves a relative
+    /// path against the preopen named `.` (its catch-all: the preopen with
+    /// the longest matching prefix wins, and `.` has the empty prefix). So
+    /// the workspace is preopened twice: at its host path, for absolute
+    /// paths, and as `.`, so that relative paths land in the workspace.
+    /// A consequence: an absolute path outside every other preopen (say
+    /// `/etc/passwd`) resolves inside the workspace (`<workspace>/etc/passwd`)
+    /// rather than failing outright; it can never leave the workspace.
+    pub fn preopens(&self) -> anyhow::Result<Vec<(PathBuf, String)>> {
+        let mut dirs = Vec::new();
+        match self.filesystem {
+            FsAccess::None => {}
+            FsAccess::Workspace => {
+                let path = guest_path(&self.workspace)?;
+                dirs.push((self.workspace.clone(), path.to_owned()));
+                dirs.push((self.workspace.clone(), ".".to_owned()));
+            }
+            FsAccess::Unrestricted => dirs.push((PathBuf::from("/"), "/".to_owned())),
+        }
+        if let Some(scratch) = &self.scratch {
+            dirs.push((scratch.clone(), guest_path(scratch)?.to_owned()));
+        }
+        Ok(dirs)
+    }
+
     /// Builds a fresh WASI context.
     pub fn build(&self) -> anyhow::Result<WasiCtx> {
         let mut builder = WasiCtxBuilder::new();
         let (stdout, stderr) = GuestOutput::pair(self.output_bytes);
         builder.stdout(stdout).stderr(stderr);
         builder.envs(&self.env);
-        match self.filesystem {
-            FsAccess::None => {}
-            FsAccess::Workspace => {
-                let path = guest_path(&self.workspace)?;
-                preopen(&mut builder, &self.workspace, path)?;
-                builder.initial_cwd(path);
-            }
-            FsAccess::Unrestricted => {
-                preopen(&mut builder, Path::new("/"), "/")?;
-                builder.initial_cwd(guest_path(&self.workspace)?);
-            }
+        for (host, guest) in self.preopens()? {
+            preopen(&mut builder, &host, &guest)?;
         }
-        if let Some(scratch) = &self.scratch {
-            preopen(&mut builder, scratch, guest_path(scratch)?)?;
+        if self.filesystem != FsAccess::None {
+            // For guests whose C library honours it (wasi-libc does not).
+            builder.initial_cwd(guest_path(&self.workspace)?);
         }
         if self.network {
             builder
@@ -119,4 +139,40 @@ fn preopen(builder: &mut WasiCtxBuilder, host: &Path, guest: &str) -> anyhow::Re
         .preopened_dir(host, guest, FsPerms::ReadWrite)
         .map(|_| ())
         .map_err(|err| anyhow::anyhow!("cannot open {} for the guest: {err}", host.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sandbox(filesystem: FsAccess) -> Sandbox {
+        Sandbox {
+            filesystem,
+            workspace: PathBuf::from("/home/ada/project"),
+            network: false,
+            env: Vec::new(),
+            scratch: None,
+            output_bytes: 0,
+        }
+    }
+
+    /// The e2e `workspace_filesystem_grants_the_workspace_and_nothing_else`
+    /// found relative paths failing: wasi-libc ignores `initial-cwd`, so
+    /// the workspace must also be the `.` preopen.
+    #[test]
+    fn the_workspace_is_preopened_at_its_path_and_as_dot() {
+        let ws = PathBuf::from("/home/ada/project");
+        assert_eq!(
+            sandbox(FsAccess::Workspace).preopens().unwrap(),
+            vec![
+                (ws.clone(), "/home/ada/project".to_owned()),
+                (ws, ".".to_owned())
+            ]
+        );
+        assert!(sandbox(FsAccess::None).preopens().unwrap().is_empty());
+        assert_eq!(
+            sandbox(FsAccess::Unrestricted).preopens().unwrap(),
+            vec![(PathBuf::from("/"), "/".to_owned())]
+        );
+    }
 }

@@ -11,7 +11,8 @@ use std::io::{self, BufRead};
 pub enum Frame {
     /// A complete line without its LF (and without a CR right before it).
     Line(Vec<u8>),
-    /// A line over the limit; `bytes` counts what was discarded (before LF).
+    /// A line over the limit; `bytes` is its length as a [`Frame::Line`]
+    /// would count it (before LF, without a CR right before the LF).
     TooLong { bytes: usize },
 }
 
@@ -42,6 +43,9 @@ impl<R: BufRead> FrameReader<R> {
         let mut line = Vec::new();
         let mut total = 0usize;
         let mut overflow = false;
+        // Whether the last byte before the LF (so far) is a CR. Tracked
+        // apart from `line`, which an overflow empties.
+        let mut ends_in_cr = false;
         loop {
             let available = match self.input.fill_buf() {
                 Ok(buf) => buf,
@@ -59,6 +63,9 @@ impl<R: BufRead> FrameReader<R> {
                 None => (available, false),
             };
             total += chunk.len();
+            if let Some(&last) = chunk.last() {
+                ends_in_cr = last == b'\r';
+            }
             if !overflow {
                 // The CR the host might strip is allowed one extra byte here;
                 // it is removed below and the limit applies to the rest.
@@ -75,7 +82,7 @@ impl<R: BufRead> FrameReader<R> {
                 break;
             }
         }
-        if !overflow && line.last() == Some(&b'\r') {
+        if ends_in_cr {
             line.pop();
             total -= 1;
         }
@@ -124,6 +131,28 @@ mod tests {
                 Frame::TooLong { bytes: 11 },
                 Frame::Line(b"ok".to_vec())
             ]
+        );
+    }
+
+    /// Found by the `frame_reader` fuzz seed `cr_boundary.bin`: an
+    /// overlong line ending in CR LF was reported one byte longer than the
+    /// same line without the CR, unlike a line within the limit, whose CR
+    /// is never counted.
+    #[test]
+    fn an_overlong_line_is_counted_without_its_cr() {
+        assert_eq!(
+            frames(b"abcdef\r\nabcdef\nabcde\r\n", 5),
+            vec![
+                Frame::TooLong { bytes: 6 },
+                Frame::TooLong { bytes: 6 },
+                Frame::Line(b"abcde".to_vec())
+            ]
+        );
+        // The CR and the LF in different reads.
+        let mut reader = FrameReader::new(io::BufReader::with_capacity(1, &b"abcdefg\r\n"[..]), 5);
+        assert_eq!(
+            reader.next_frame().unwrap(),
+            Some(Frame::TooLong { bytes: 7 })
         );
     }
 }

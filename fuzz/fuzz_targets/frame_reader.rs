@@ -1,0 +1,7 @@
+//! The frame reader against a reference model (see `checks::frame_reader`).
+#![no_main]
+
+#[path = "../checks.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::frame_reader(data));

@@ -1,0 +1,7 @@
+//! Message parsing and `initialize` param checking (see `checks::message`).
+#![no_main]
+
+#[path = "../checks.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::message(data));
