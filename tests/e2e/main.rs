@@ -24,3 +24,4 @@ mod shutdown;
 mod support;
 mod traps;
 mod turn_tracker;
+mod services;

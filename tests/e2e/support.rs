@@ -91,7 +91,7 @@ pub fn example_dir(name: &str) -> PathBuf {
 
 /// The probe guest's tools (`tests/guests/probe/src/lib.rs`);
 /// `contributes.tools` must equal them exactly.
-pub const PROBE_TOOLS: [&str; 32] = [
+pub const PROBE_TOOLS: [&str; 37] = [
     // outcomes
     "echo",
     "fail",
@@ -130,6 +130,12 @@ pub const PROBE_TOOLS: [&str; 32] = [
     "stderr_flood",
     // observation
     "lifecycle_count",
+    // API 0.2 service imports (artifacts, dynamic tools)
+    "artifact",
+    "dyn_register",
+    "dyn_unregister",
+    "dyn_many",
+    "dyn_current",
 ];
 
 /// The probe's manifest.

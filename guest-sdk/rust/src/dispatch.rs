@@ -46,6 +46,11 @@ fn registry<S: Setup>() -> Rc<Extension> {
     })
 }
 
+/// The instance's registry once it is built (for the service wrappers).
+pub(crate) fn current_registry() -> Option<Rc<Extension>> {
+    REGISTRY.with(|cell| cell.get().cloned())
+}
+
 fn unknown(what: &str, name: &str) -> Error {
     Error::rpc(-32601, format!("unknown {what}: {name}"), None)
 }
@@ -75,6 +80,7 @@ impl<S: Setup> Guest for Exported<S> {
             match registry
                 .tools
                 .iter()
+                .chain(registry.dynamic_tools.iter())
                 .find(|(tool, _)| tool.name() == call.name)
             {
                 Some((_, run)) => run(call.arguments, &cx),

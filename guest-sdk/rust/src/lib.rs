@@ -50,6 +50,7 @@
 
 #![warn(missing_docs)]
 
+pub mod artifacts;
 #[doc(hidden)]
 #[allow(missing_docs)]
 pub mod bindings;
@@ -63,6 +64,7 @@ mod hook_result;
 mod host;
 mod registry;
 mod tool_result;
+pub mod tools_catalog;
 mod values;
 
 pub use call::{

@@ -42,6 +42,9 @@ pub(crate) type OutcomeFn = Box<dyn Fn() -> Result<()>>;
 pub struct Extension {
     name: String,
     pub(crate) tools: Vec<(Tool, ToolFn)>,
+    /// Tools with a handler that are offered only once registered at run
+    /// time (`tools_catalog`).
+    pub(crate) dynamic_tools: Vec<(Tool, ToolFn)>,
     pub(crate) commands: Vec<(Command, CommandFn)>,
     pub(crate) hooks: Vec<(String, HookFn)>,
     pub(crate) context: Option<ContextFn>,
@@ -62,6 +65,7 @@ impl Extension {
         Self {
             name: name.into(),
             tools: Vec::new(),
+            dynamic_tools: Vec::new(),
             commands: Vec::new(),
             hooks: Vec::new(),
             context: None,
@@ -106,6 +110,37 @@ impl Extension {
             handler.invoke(args, call).into_tool_result()?.into_wit()
         });
         self.tools.push((tool, run));
+        self
+    }
+
+    /// Registers the handler of a tool that is not in the initial catalog:
+    /// it is offered once [`tools_catalog::register_dynamic`](crate::tools_catalog::register_dynamic)
+    /// (or [`tools_catalog::register`](crate::tools_catalog::register)) adds
+    /// it at run time (API 0.2, `dynamic_tools`; declare it with
+    /// [`Extension::uses_dynamic_tools`]). Arguments are handled as for
+    /// [`Extension::tool`].
+    pub fn dynamic_tool<Args, Out, Marker>(
+        &mut self,
+        tool: Tool,
+        handler: impl Handler<Args, Out, Marker>,
+    ) -> &mut Self
+    where
+        Args: DeserializeOwned,
+        Out: IntoToolResult,
+    {
+        assert_unique(
+            self.tools
+                .iter()
+                .chain(self.dynamic_tools.iter())
+                .map(|(t, _)| t.name()),
+            tool.name(),
+            "tool",
+        );
+        let run: ToolFn = Box::new(move |arguments, call| {
+            let args = parse::<Args>(&arguments)?;
+            handler.invoke(args, call).into_tool_result()?.into_wit()
+        });
+        self.dynamic_tools.push((tool, run));
         self
     }
 
@@ -294,6 +329,17 @@ impl Extension {
     /// [`progress_decoration`](crate::progress_decoration).
     pub fn uses_progress_decoration(&mut self) -> &mut Self {
         self.uses_progress().uses_feature("progress_decoration")
+    }
+
+    /// Declares `artifacts`, needed by
+    /// [`artifacts::publish`](crate::artifacts::publish) and image/audio parts.
+    pub fn uses_artifacts(&mut self) -> &mut Self {
+        self.uses_feature("artifacts")
+    }
+
+    /// Declares `dynamic_tools`, needed by [`tools_catalog`](crate::tools_catalog).
+    pub fn uses_dynamic_tools(&mut self) -> &mut Self {
+        self.uses_feature("dynamic_tools")
     }
 
     /// How many requests the extension may serve at once (default 1). Above

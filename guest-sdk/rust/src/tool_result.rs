@@ -58,6 +58,36 @@ impl ToolResult {
         self
     }
 
+    /// Appends an image part for a published artifact
+    /// ([`artifacts::publish`](crate::artifacts::publish)); `mime_type` must
+    /// be the one it was published with.
+    pub fn with_image(
+        self,
+        artifact_id: impl Into<String>,
+        mime_type: impl Into<String>,
+        alt: Option<String>,
+    ) -> Self {
+        self.with_part(ContentPart::Image(ImagePart {
+            artifact_id: artifact_id.into(),
+            mime_type: mime_type.into(),
+            alt,
+        }))
+    }
+
+    /// Appends an audio part for a published artifact.
+    pub fn with_audio(
+        self,
+        artifact_id: impl Into<String>,
+        mime_type: impl Into<String>,
+        transcript: Option<String>,
+    ) -> Self {
+        self.with_part(ContentPart::Audio(AudioPart {
+            artifact_id: artifact_id.into(),
+            mime_type: mime_type.into(),
+            transcript,
+        }))
+    }
+
     /// Sets the structured content, validated by the shim against the tool's
     /// `output_schema` (required exactly when the tool declared one).
     pub fn structured(mut self, value: impl Serialize) -> Self {

@@ -438,8 +438,26 @@ impl FrameChecker {
                     format!("`{method}` is a notification but has an id"),
                 ));
             }
-            // Unknown requests are answered -32601 by the host; host-service
-            // requests are outside the core checker.
+            // Host services (protocol-services §1.7): calling one whose
+            // feature was not negotiated is fatal; artifact/publish holds a
+            // worker slot like a tool-parented confirmation.
+            "artifact/publish" | "tools/register" | "tools/unregister" | "secret/get"
+            | "policy/evaluate" => {
+                let feature = match method {
+                    "artifact/publish" => "artifacts",
+                    "secret/get" => "secrets",
+                    "policy/evaluate" => "policy_intents",
+                    _ => "dynamic_tools",
+                };
+                if !self.features.contains(feature) {
+                    return Err((
+                        Rule::NotNegotiated,
+                        format!("`{method}` without the negotiated `{feature}` feature"),
+                    ));
+                }
+                method == "artifact/publish" && self.parent_is_tool_call(&params)
+            }
+            // Unknown requests are answered -32601 by the host.
             _ => false,
         };
         if !self.seen_children.insert(id.clone()) {

@@ -317,6 +317,30 @@ impl Bridge for Session {
         self.send_notification("status/contribution", results::status_item(&item))
             .await
     }
+
+    async fn publish_artifact(
+        &self,
+        scope: Option<Self::Scope>,
+        mime_type: String,
+        data: Vec<u8>,
+    ) -> Result<String, GuestError> {
+        self.publish_artifact_for(scope, mime_type, data).await
+    }
+
+    async fn register_tools(
+        &self,
+        tools: Vec<ToolDefinition>,
+    ) -> Result<CatalogUpdate, GuestError> {
+        self.register_tools_for(tools).await
+    }
+
+    async fn unregister_tools(&self, names: Vec<String>) -> Result<CatalogUpdate, GuestError> {
+        self.unregister_tools_for(names).await
+    }
+
+    fn current_catalog(&self) -> CatalogUpdate {
+        self.current_catalog_update()
+    }
 }
 
 fn check_decoration_text(what: &str, text: &str, max: usize) -> Result<(), GuestError> {

@@ -33,6 +33,8 @@ pub const SUPPORTED_OPTIONAL: &[&str] = &[
     "request_progress",
     "progress_decoration",
     "lifecycle_events",
+    "artifacts",
+    "dynamic_tools",
 ];
 
 /// Required API 0.2 features the shim implements.
@@ -335,7 +337,7 @@ pub fn reply(
     Ok(Value::Object(result))
 }
 
-fn tool_json(api: ApiVersion, tool: &ToolDefinition) -> Result<Value, String> {
+pub(super) fn tool_json(api: ApiVersion, tool: &ToolDefinition) -> Result<Value, String> {
     let parameters: Value = serde_json::from_str(&tool.parameters)
         .map_err(|err| format!("tool {}: parameters are not valid JSON: {err}", tool.name))?;
     let mut object = Map::new();
@@ -431,7 +433,8 @@ mod tests {
                 "request_cancellation",
                 "content_parts",
                 "request_progress",
-                "lifecycle_events"
+                "lifecycle_events",
+                "dynamic_tools"
             ]
         );
         assert_eq!(rich.lifecycle, vec!["session/settled", "turn/started"]);

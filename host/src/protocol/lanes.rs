@@ -254,10 +254,27 @@ async fn execute(
     }
     match work {
         Work::Tool { call, cx } => {
+            // With dynamic_tools the result is checked against the snapshot
+            // the call is pinned to (held for the whole call).
+            let pinned = context
+                .session
+                .setup()
+                .is_some_and(|s| s.has("dynamic_tools"))
+                .then(|| {
+                    context
+                        .guest
+                        .dynamic
+                        .resolve(call.catalog_revision, &call.name)
+                        .ok()
+                })
+                .flatten();
             let outcome = guest.call_tool(scope, cancel, &call, &cx).await;
             match outcome {
                 Ok(Ok(result)) => {
-                    let entry = context.guest.catalog.tools.get(&call.name);
+                    let entry = match &pinned {
+                        Some(snapshot) => snapshot.entry(&call.name),
+                        None => context.guest.catalog.tools.get(&call.name),
+                    };
                     let shape = ToolShape {
                         name: &call.name,
                         output_schema: entry.and_then(|e| e.output_schema.as_ref()),

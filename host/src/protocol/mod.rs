@@ -13,6 +13,7 @@ pub mod manifest;
 pub mod results;
 pub mod reverse;
 pub mod server;
+pub mod services;
 pub mod session;
 pub mod work;
 

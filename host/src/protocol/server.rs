@@ -260,6 +260,14 @@ async fn initialize(
         "api_version" => offer.api.as_str(), "features" => negotiated.features.clone(),
         "max_concurrent_requests" => pool, "tools" => description.tools.len());
     let artifacts = negotiated.has("artifacts");
+    let dynamic = session.services.tools.clone();
+    if offer.api == ApiVersion::V0_2 {
+        let initial =
+            super::services::Snapshot::build(description.tools.clone()).map_err(|err| {
+                RpcError::internal(format!("the extension's description is invalid: {err}"))
+            })?;
+        dynamic.reset(initial);
+    }
     session.set_setup(Setup {
         api: offer.api,
         negotiated,
@@ -275,6 +283,7 @@ async fn initialize(
         guest: Guest {
             description,
             catalog,
+            dynamic,
         },
         deadlines: options.deadlines.clone(),
         api: offer.api,

@@ -83,6 +83,8 @@ pub struct Session {
     /// on it instead of polling).
     changes: tokio::sync::watch::Sender<u64>,
     pub(super) children: Children,
+    /// API 0.2 host services (artifact budget, tool catalogs).
+    pub(super) services: super::services::Services,
 }
 
 /// Why a request was not admitted.
@@ -101,6 +103,7 @@ impl Session {
             lifecycle_units: AtomicUsize::new(0),
             changes: tokio::sync::watch::Sender::new(0),
             children: Children::new(),
+            services: super::services::Services::default(),
         }
     }
 

@@ -61,6 +61,8 @@ pub enum Plan {
 pub struct Guest {
     pub description: Description,
     pub catalog: Catalog,
+    /// The revisioned catalogs of `dynamic_tools` (shared with the session).
+    pub dynamic: std::sync::Arc<super::services::ToolCatalogs>,
 }
 
 /// Plans `method`; `None` for a method the shim does not know.
@@ -124,7 +126,19 @@ fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Pl
             RpcError::invalid_params("catalog_revision must be an unsigned integer")
         })?),
     };
-    if !guest.catalog.tools.contains_key(name) {
+    if setup.has("dynamic_tools") {
+        match guest.dynamic.resolve(catalog_revision, name) {
+            Ok(_) => {}
+            Err(super::services::Unresolved::Revision(revision)) => {
+                return Err(RpcError::invalid_params(format!(
+                    "unknown or retired tool catalog revision: {revision}"
+                )));
+            }
+            Err(super::services::Unresolved::Tool) => {
+                return Err(RpcError::method_not_found(format!("unknown tool: {name}")));
+            }
+        }
+    } else if !guest.catalog.tools.contains_key(name) {
         return Err(RpcError::method_not_found(format!("unknown tool: {name}")));
     }
     let arguments = map.get("arguments").cloned().unwrap_or_else(|| json!({}));

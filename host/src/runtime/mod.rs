@@ -72,6 +72,52 @@ pub trait Bridge: Send + Sync + 'static {
         &self,
         item: types::StatusItem,
     ) -> impl Future<Output = Result<(), types::GuestError>> + Send;
+
+    /// `artifacts.publish`: the artifact id.
+    fn publish_artifact(
+        &self,
+        scope: Option<Self::Scope>,
+        mime_type: String,
+        data: Vec<u8>,
+    ) -> impl Future<Output = Result<String, types::GuestError>> + Send {
+        let _ = (scope, mime_type, data);
+        async { Err(no_service("artifacts")) }
+    }
+
+    /// `tools-catalog.register`.
+    fn register_tools(
+        &self,
+        tools: Vec<types::ToolDefinition>,
+    ) -> impl Future<Output = Result<types::CatalogUpdate, types::GuestError>> + Send {
+        let _ = tools;
+        async { Err(no_service("tools-catalog")) }
+    }
+
+    /// `tools-catalog.unregister`.
+    fn unregister_tools(
+        &self,
+        names: Vec<String>,
+    ) -> impl Future<Output = Result<types::CatalogUpdate, types::GuestError>> + Send {
+        let _ = names;
+        async { Err(no_service("tools-catalog")) }
+    }
+
+    /// `tools-catalog.current`.
+    fn current_catalog(&self) -> types::CatalogUpdate {
+        types::CatalogUpdate {
+            revision: 0,
+            tools: Vec::new(),
+        }
+    }
+}
+
+/// The refusal of a service this bridge does not serve.
+fn no_service(what: &str) -> types::GuestError {
+    types::GuestError::Rpc(types::RpcError {
+        code: -32000,
+        message: format!("the {what} service is not available here"),
+        data: None,
+    })
 }
 
 /// A loaded component, ready to make instances.
@@ -137,6 +183,12 @@ impl<B: Bridge> Runtime<B> {
 
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// The engine and compiled component, for reading the component's
+    /// import and export names (author tools).
+    pub fn component(&self) -> (&Engine, &Component) {
+        (&self.engine, self.pre.instance_pre().component())
     }
 }
 

@@ -21,6 +21,7 @@ pub mod types {
     pub use super::exports::octet::extension::guest::Guest;
     pub use super::octet::extension::cancellation;
     pub use super::octet::extension::host::LogLevel;
+    pub use super::octet::extension::tools_catalog::CatalogUpdate;
     pub use super::octet::extension::types::{
         AudioPart, CallContext, CommandDefinition, CommandResult, Confirmation, ContentPart,
         ContextItem, Description, Disposition, Error as GuestError, HookResult, ImagePart,
@@ -78,6 +79,29 @@ impl<B: Bridge> octet::extension::host::Host for StoreState<B> {
     async fn contribute_status(&mut self, item: StatusItem) -> Result<(), GuestError> {
         let bridge = self.bridge.clone();
         bridge.contribute_status(item).await
+    }
+}
+
+impl<B: Bridge> octet::extension::artifacts::Host for StoreState<B> {
+    async fn publish(&mut self, mime_type: String, data: Vec<u8>) -> Result<String, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.publish_artifact(self.scope(), mime_type, data).await
+    }
+}
+
+impl<B: Bridge> octet::extension::tools_catalog::Host for StoreState<B> {
+    async fn register(&mut self, tools: Vec<ToolDefinition>) -> Result<CatalogUpdate, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.register_tools(tools).await
+    }
+
+    async fn unregister(&mut self, names: Vec<String>) -> Result<CatalogUpdate, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.unregister_tools(names).await
+    }
+
+    async fn current(&mut self) -> CatalogUpdate {
+        self.bridge.current_catalog()
     }
 }
 

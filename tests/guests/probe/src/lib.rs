@@ -18,6 +18,10 @@
 //!   `nested`, `structured`;
 //! - host services ([`services`]): `progress`, `progress_then_fail`,
 //!   `decorate`, `notify`, `confirm`, `input`;
+//! - API 0.2 service imports ([`catalog_services`], features `artifacts`
+//!   and `dynamic_tools`): `artifact`, `dyn_register`, `dyn_unregister`,
+//!   `dyn_many`, `dyn_current`, plus the dynamic tools `lint` and `counted`
+//!   (not in the initial catalog);
 //! - the sandbox ([`sandbox`]): `read_file`, `list_dir`, `write_file`, `env`,
 //!   `connect`, `stdout_flood`, `stderr_flood`;
 //! - observation ([`observe`]): `lifecycle_count`, plus the non-tool
@@ -28,6 +32,7 @@ use std::rc::Rc;
 
 use octet_guest::prelude::*;
 
+mod catalog_services;
 mod observe;
 mod outcomes;
 mod sandbox;
@@ -62,6 +67,7 @@ fn setup(ext: &mut Extension) {
     services::register(ext);
     sandbox::register(ext);
     observe::register(ext, &counters);
+    catalog_services::register(ext);
 }
 
 octet_guest::extension!(setup);

@@ -1,0 +1,153 @@
+//! Tools that call the API 0.2 service imports: artifacts and the dynamic
+//! tool catalog.
+
+use octet_guest::prelude::*;
+use octet_guest::{artifacts, tools_catalog};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Artifact {
+    mime_type: String,
+    size: usize,
+    #[serde(default = "one")]
+    count: usize,
+    #[serde(default = "yes")]
+    signature: bool,
+    #[serde(default)]
+    part: Option<String>,
+}
+
+fn one() -> usize {
+    1
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize)]
+struct Names {
+    names: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Many {
+    count: usize,
+}
+
+/// `size` bytes that start with `mime`'s signature (zeros when `signature`
+/// is false), followed by a counting pattern.
+fn artifact_bytes(mime: &str, size: usize, signature: bool) -> Vec<u8> {
+    let head: &[u8] = match mime {
+        "image/png" => b"\x89PNG\r\n\x1a\n",
+        "image/jpeg" => b"\xff\xd8\xff",
+        "image/gif" => b"GIF89a",
+        "image/webp" => b"RIFF\0\0\0\0WEBP",
+        "audio/wav" => b"RIFF\0\0\0\0WAVE",
+        "audio/mpeg" => b"ID3",
+        "audio/flac" => b"fLaC",
+        "audio/opus" => b"OggS\0\x02\0\0\0\0\0\0\0\0OpusHead",
+        "audio/aac" => b"\xff\xf1",
+        "audio/mp4" => b"\0\0\0\x18ftypM4A ",
+        _ => b"",
+    };
+    let mut data: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+    let n = head.len().min(size);
+    if signature {
+        data[..n].copy_from_slice(&head[..n]);
+    } else {
+        data[..n].fill(0);
+    }
+    data
+}
+
+fn update_text(update: &tools_catalog::CatalogUpdate) -> String {
+    format!("revision {}: {}", update.revision, update.tools.join(","))
+}
+
+pub fn register(ext: &mut Extension) {
+    ext.uses_artifacts().uses_dynamic_tools();
+    // artifact {mime_type, size, count?, signature?, part?} → publishes
+    // `count` artifacts of `size` bytes; text `ids: a,b`, plus an image or
+    // audio part (`part`) referencing the last one
+    ext.tool(
+        Tool::new("artifact", "Publish artifacts").parameters(json!({
+            "type": "object",
+            "properties": {
+                "mime_type": {"type": "string"}, "size": {"type": "integer"},
+                "count": {"type": "integer"}, "signature": {"type": "boolean"},
+                "part": {"type": "string"},
+            },
+            "required": ["mime_type", "size"],
+        })),
+        |args: Artifact| -> Result<ToolResult> {
+            let data = artifact_bytes(&args.mime_type, args.size, args.signature);
+            let mut ids = Vec::new();
+            for _ in 0..args.count {
+                ids.push(artifacts::publish(&args.mime_type, &data)?);
+            }
+            let last = ids.last().cloned().unwrap_or_default();
+            let result = ToolResult::text(format!("ids: {}", ids.join(",")));
+            Ok(match args.part.as_deref() {
+                Some("image") => result.with_image(last, args.mime_type, Some("probe".into())),
+                Some("audio") => result.with_audio(last, args.mime_type, None),
+                _ => result,
+            })
+        },
+    );
+    // dyn_register {names} → registers the named dynamic tools; text
+    // `revision N: a,b`
+    ext.tool(
+        Tool::new("dyn_register", "Register dynamic tools").parameters(json!({
+            "type": "object", "properties": {"names": {"type": "array", "items": {"type": "string"}}},
+            "required": ["names"],
+        })),
+        |args: Names| -> Result<String> {
+            let names: Vec<&str> = args.names.iter().map(String::as_str).collect();
+            Ok(update_text(&tools_catalog::register_dynamic(&names)?))
+        },
+    );
+    // dyn_unregister {names} → `revision N: a,b`
+    ext.tool(
+        Tool::new("dyn_unregister", "Unregister tools").parameters(json!({
+            "type": "object", "properties": {"names": {"type": "array", "items": {"type": "string"}}},
+            "required": ["names"],
+        })),
+        |args: Names| -> Result<String> {
+            let names: Vec<&str> = args.names.iter().map(String::as_str).collect();
+            Ok(update_text(&tools_catalog::unregister(&names)?))
+        },
+    );
+    // dyn_many {count} → registers `count` handler-less tools gen_0.. in one
+    // request (for the bounds); `revision N: ...`
+    ext.tool(
+        Tool::new("dyn_many", "Register many generated tools").parameters(json!({
+            "type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"],
+        })),
+        |args: Many| -> Result<String> {
+            let tools: Vec<Tool> = (0..args.count)
+                .map(|i| Tool::new(format!("gen_{i}"), "Generated"))
+                .collect();
+            let update = tools_catalog::register(&tools)?;
+            Ok(format!(
+                "revision {}: {} tools",
+                update.revision,
+                update.tools.len()
+            ))
+        },
+    );
+    // dyn_current {} → `revision N: a,b`
+    ext.tool(
+        Tool::new("dyn_current", "The committed catalog"),
+        |_: Value| -> Result<String> { Ok(update_text(&tools_catalog::current())) },
+    );
+    // dynamic tools (not in the initial catalog): lint → `lint ok`;
+    // counted {} → structured {"n": 1} (declares an output schema)
+    ext.dynamic_tool(Tool::new("lint", "Lint (dynamic)"), |_: Value| "lint ok");
+    ext.dynamic_tool(
+        Tool::new("counted", "Counted (dynamic, structured)").output_schema(json!({
+            "type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"],
+        })),
+        |_: Value| ToolResult::text("counted").structured(json!({"n": 1})),
+    );
+}
