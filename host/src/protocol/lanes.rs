@@ -34,7 +34,7 @@ use tokio::sync::{Mutex, mpsc, oneshot};
 
 /// Everything a lane needs to make instances and answer requests.
 pub struct LaneContext {
-    pub runtime: Runtime<Session>,
+    pub runtime: Arc<Runtime<Session>>,
     pub session: Arc<Session>,
     pub sandbox: Sandbox,
     pub init: InitParams,
@@ -231,7 +231,14 @@ async fn serve(
     tokio::select! {
         biased;
         served = call => served,
-        () = async { cancel.cancelled().await; tokio::time::sleep(grace).await } => Served::Abandoned,
+        () = async {
+            cancel.cancelled().await;
+            // A cancelled guest gets the grace to stop cleanly; one that ran
+            // past the shim's own deadline has had its time.
+            if !request.expired.load(std::sync::atomic::Ordering::Acquire) {
+                tokio::time::sleep(grace).await;
+            }
+        } => Served::Abandoned,
     }
 }
 

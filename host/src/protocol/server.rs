@@ -273,8 +273,6 @@ async fn initialize(
         negotiated,
         contributes: offer.contributes.clone(),
     });
-    let runtime = Arc::try_unwrap(runtime)
-        .map_err(|_| RpcError::internal("the component is already in use"))?;
     let context = Arc::new(LaneContext {
         runtime,
         session: session.clone(),
@@ -390,6 +388,7 @@ fn arm_deadline(
             () = tokio::time::sleep_until(request.deadline) => {
                 crate::log!(Level::Warning, "request deadline passed; answering for the guest",
                     "request_id" => request.id, "deadline_ms" => limit.as_millis() as u64);
+                request.expired.store(true, std::sync::atomic::Ordering::Release);
                 session.cancel(&request, "timeout", lanes::deadline_answer(api, request.kind, limit)).await;
             }
             () = request.cancel.cancelled() => {}

@@ -34,6 +34,9 @@ pub struct RequestState {
     pub(super) settled: tokio::sync::Mutex<bool>,
     /// Fires once the request has its answer (ends its deadline timer).
     pub finished: CancelToken,
+    /// Set when the shim's own deadline answered the request: the guest has
+    /// overrun already, so it is stopped without the cancel grace.
+    pub expired: AtomicBool,
     progress_sequence: AtomicU64,
 }
 
@@ -49,6 +52,7 @@ impl RequestState {
             deadline: Instant::now(),
             settled: tokio::sync::Mutex::new(false),
             finished: CancelToken::new(),
+            expired: AtomicBool::new(false),
             progress_sequence: AtomicU64::new(0),
         }
     }
@@ -154,6 +158,7 @@ impl Session {
             deadline,
             settled: tokio::sync::Mutex::new(false),
             finished: CancelToken::new(),
+            expired: AtomicBool::new(false),
             progress_sequence: AtomicU64::new(0),
         });
         requests.insert(id, state.clone());
