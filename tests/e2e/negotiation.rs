@@ -71,7 +71,10 @@ fn the_full_host_offer_yields_what_the_probe_uses() {
     for feature in [
         "request_progress",
         "progress_decoration",
+        "artifacts",
         "lifecycle_events",
+        "policy_intents",
+        "dynamic_tools",
     ] {
         assert!(
             features.contains(&feature),
@@ -79,10 +82,7 @@ fn the_full_host_offer_yields_what_the_probe_uses() {
         );
     }
     // ... and nothing whose host traffic the shim cannot serve.
-    for feature in HOST_OPTIONAL_FEATURES[6..]
-        .iter()
-        .chain(&["policy_intents"])
-    {
+    for feature in HOST_OPTIONAL_FEATURES[6..].iter() {
         assert!(
             !features.contains(feature),
             "{feature} negotiated: {features:?}"

@@ -641,3 +641,214 @@ fn dynamic_tools_without_the_feature() {
     );
     shim.shutdown();
 }
+
+// ----- secrets -------------------------------------------------------------
+
+/// The probe with `[capabilities] secrets` and the host's broker (so
+/// `secrets` is offered).
+fn with_secrets(names: &[&str]) -> Shim {
+    let mut shim = Shim::probe(ApiVersion::V0_2);
+    let mut features: Vec<&str> = octet_wasm::hostsim::HOST_OPTIONAL_FEATURES.to_vec();
+    features.extend(["secrets", "approvals"]);
+    let mut params = InitializeParams::new(&shim.manifest, &shim.manifest_path, &shim.workspace)
+        .optional_features(&features)
+        .to_json();
+    params["capabilities"]["secrets"] = json!(names);
+    expect_result(&shim.initialize_with(params));
+    shim
+}
+
+#[test]
+fn secrets_are_brokered_for_declared_names_only() {
+    let mut shim = with_secrets(&["tracker.api_key", "other"]);
+    assert!(shim.features().contains("secrets"));
+    // At the value bound: delivered.
+    let id = tool_call(
+        &mut shim,
+        "secret",
+        json!({"name": "tracker.api_key"}),
+        None,
+    );
+    let (reply, children) = serve(&mut shim, id, |_| {
+        Answer::Result(json!({"value": "k".repeat(64 * 1024)}))
+    });
+    assert_eq!(
+        children[0].raw,
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{},"method":"secret/get","params":{{"parent_request_id":{id},"name":"tracker.api_key"}}}}"#,
+            children[0].value["id"]
+        )
+    );
+    assert_eq!(tool_text(&reply), "secret of 65536 bytes");
+    // One byte past it: the guest gets an error, never the value.
+    let id = tool_call(&mut shim, "secret", json!({"name": "other"}), None);
+    let (reply, _) = serve(&mut shim, id, |_| {
+        Answer::Result(json!({"value": "k".repeat(64 * 1024 + 1)}))
+    });
+    assert_eq!(expect_result(&reply)["is_error"], true);
+    assert!(tool_text(&reply).contains("64 KiB"), "{}", reply.frame.raw);
+    // The broker's -32004 reaches the guest as is.
+    let id = tool_call(&mut shim, "secret", json!({"name": "other"}), None);
+    let (reply, _) = serve(&mut shim, id, |_| {
+        Answer::Error(-32004, "secret is unavailable")
+    });
+    assert_eq!(
+        error_of(&reply),
+        (-32004, "secret is unavailable".to_owned())
+    );
+    // Undeclared or invalid names: refused locally, nothing written.
+    for name in ["undeclared", "1bad", &"a".repeat(65)] {
+        let id = tool_call(&mut shim, "secret", json!({"name": name}), None);
+        let (reply, children) = serve(&mut shim, id, |_| Answer::Ignore);
+        assert!(children.is_empty(), "{name}");
+        let (code, _) = error_of(&reply);
+        assert_eq!(code, -32602, "{name}");
+    }
+    // The value never reaches the shim's log.
+    assert!(!stderr_text(&shim).contains("kkkkkkkk"));
+    shim.shutdown();
+}
+
+#[test]
+fn secrets_without_the_feature_write_nothing() {
+    // Default offer: no broker, so `secrets` is not offered.
+    let mut shim = started(None);
+    assert!(!shim.features().contains("secrets"));
+    let id = tool_call(
+        &mut shim,
+        "secret",
+        json!({"name": "tracker.api_key"}),
+        None,
+    );
+    let (reply, children) = serve(&mut shim, id, |_| Answer::Ignore);
+    assert!(children.is_empty());
+    let (code, message) = error_of(&reply);
+    assert_eq!(code, -32601);
+    assert!(message.contains("`secrets`"), "{message}");
+    shim.shutdown();
+}
+
+// ----- policy intents and approvals --------------------------------------------
+
+#[test]
+fn policy_intents_are_checked_then_evaluated() {
+    let mut shim = with_secrets(&["x"]);
+    assert!(shim.features().contains("policy_intents") && shim.features().contains("approvals"));
+    let intent = json!({
+        "kind": "external_side_effect", "operation": "issues.create",
+        "target": {"origin": "https://tracker.example.net", "label": "Open issue"},
+        "data_classes": ["user_text"], "read_only": false, "destructive": false,
+    });
+    let token = "ab".repeat(32);
+    let id = tool_call(&mut shim, "policy", intent.clone(), None);
+    let answer_token = token.clone();
+    let (reply, children) = serve(&mut shim, id, |_| {
+        Answer::Result(json!({"decision": "ask", "approval_token": answer_token}))
+    });
+    assert_eq!(
+        *children[0].params(),
+        json!({"parent_request_id": id, "intent": {
+            "kind": "external_side_effect", "operation": "issues.create",
+            "target": {"origin": "https://tracker.example.net", "label": "Open issue"},
+            "data_classes": ["user_text"],
+            "adapter_hints": {"read_only": false, "destructive": false},
+        }})
+    );
+    assert_eq!(tool_text(&reply), format!("decision: ask, token: {token}"));
+    // Redeeming: the token goes out with the identical intent.
+    let mut redeem = intent.clone();
+    redeem["token"] = json!(token);
+    let id = tool_call(&mut shim, "policy", redeem, None);
+    let (reply, children) = serve(&mut shim, id, |_| {
+        Answer::Result(json!({"decision": "allow", "approval_token": null}))
+    });
+    assert_eq!(children[0].params()["approval_token"], json!(token));
+    assert_eq!(tool_text(&reply), "decision: allow, token: none");
+    // A token with allow is an invalid host answer.
+    let id = tool_call(&mut shim, "policy", intent.clone(), None);
+    let bad = token.clone();
+    let (reply, _) = serve(&mut shim, id, |_| {
+        Answer::Result(json!({"decision": "allow", "approval_token": bad}))
+    });
+    assert!(tool_text(&reply).contains("invalid policy/evaluate response"));
+
+    // Intents the host would reject fatally never leave the shim; 32 KiB
+    // canonical passes, one byte more does not.
+    let base = json!({"kind": "k", "operation": "o", "target": {"t": ""}, "data_classes": []});
+    let overhead = serde_json::to_string(
+        &json!({"data_classes": [], "kind": "k", "operation": "o", "target": {"t": ""}}),
+    )
+    .unwrap()
+    .len();
+    for (extra, passes) in [
+        (32 * 1024 - overhead, true),
+        (32 * 1024 - overhead + 1, false),
+    ] {
+        let mut arguments = base.clone();
+        arguments["target"]["t"] = json!("x".repeat(extra));
+        let id = tool_call(&mut shim, "policy", arguments, None);
+        let (reply, children) = serve(&mut shim, id, |_| {
+            Answer::Result(json!({"decision": "deny"}))
+        });
+        if passes {
+            assert_eq!(children.len(), 1, "{}", reply.frame.raw);
+            assert_eq!(tool_text(&reply), "decision: deny, token: none");
+        } else {
+            assert!(children.is_empty());
+            let (code, message) = error_of(&reply);
+            assert_eq!(code, -32602);
+            assert!(message.contains("32 KiB"), "{message}");
+        }
+    }
+    for (change, needle) in [
+        (json!({"kind": " "}), "kind"),
+        (json!({"operation": ""}), "operation"),
+        (json!({"target": [1]}), "object"),
+        (json!({"token": "AB".repeat(32)}), "64 lowercase hex"),
+        (json!({"token": "ab"}), "64 lowercase hex"),
+    ] {
+        let mut arguments = base.clone();
+        for (key, value) in change.as_object().unwrap() {
+            arguments[key] = value.clone();
+        }
+        let id = tool_call(&mut shim, "policy", arguments, None);
+        let (reply, children) = serve(&mut shim, id, |_| Answer::Ignore);
+        assert!(children.is_empty(), "{change}");
+        let (code, message) = error_of(&reply);
+        assert_eq!(code, -32602, "{change}");
+        assert!(message.contains(needle), "{change}: {message}");
+    }
+    shim.shutdown();
+}
+
+#[test]
+fn approval_tokens_need_approvals() {
+    // Default offer: policy_intents without approvals.
+    let mut shim = started(None);
+    assert!(shim.features().contains("policy_intents") && !shim.features().contains("approvals"));
+    let arguments = json!({"kind": "k", "operation": "o", "target": {}, "token": "0".repeat(64)});
+    let id = tool_call(&mut shim, "policy", arguments, None);
+    let (reply, children) = serve(&mut shim, id, |_| Answer::Ignore);
+    assert!(children.is_empty());
+    let (code, message) = error_of(&reply);
+    assert_eq!(code, -32601);
+    assert!(message.contains("`approvals`"), "{message}");
+    // A host token without negotiated approvals is an invalid answer.
+    let arguments = json!({"kind": "k", "operation": "o", "target": {}});
+    let id = tool_call(&mut shim, "policy", arguments, None);
+    let (reply, _) = serve(&mut shim, id, |_| {
+        Answer::Result(json!({"decision": "ask", "approval_token": "0".repeat(64)}))
+    });
+    assert!(tool_text(&reply).contains("invalid policy/evaluate response"));
+    shim.shutdown();
+
+    let mut shim = started(Some(&["request_progress"]));
+    let arguments = json!({"kind": "k", "operation": "o", "target": {}});
+    let id = tool_call(&mut shim, "policy", arguments, None);
+    let (reply, children) = serve(&mut shim, id, |_| Answer::Ignore);
+    assert!(children.is_empty());
+    let (code, message) = error_of(&reply);
+    assert_eq!(code, -32601);
+    assert!(message.contains("`policy_intents`"), "{message}");
+    shim.shutdown();
+}

@@ -91,7 +91,7 @@ pub fn example_dir(name: &str) -> PathBuf {
 
 /// The probe guest's tools (`tests/guests/probe/src/lib.rs`);
 /// `contributes.tools` must equal them exactly.
-pub const PROBE_TOOLS: [&str; 37] = [
+pub const PROBE_TOOLS: [&str; 39] = [
     // outcomes
     "echo",
     "fail",
@@ -130,7 +130,9 @@ pub const PROBE_TOOLS: [&str; 37] = [
     "stderr_flood",
     // observation
     "lifecycle_count",
-    // API 0.2 service imports (artifacts, dynamic tools)
+    // API 0.2 service imports (secrets, policy, artifacts, dynamic tools)
+    "secret",
+    "policy",
     "artifact",
     "dyn_register",
     "dyn_unregister",

@@ -342,6 +342,22 @@ impl Extension {
         self.uses_feature("dynamic_tools")
     }
 
+    /// Declares `secrets`, needed by [`secrets::get`](crate::secrets::get)
+    /// (the host offers it only with a non-empty `[capabilities] secrets`).
+    pub fn uses_secrets(&mut self) -> &mut Self {
+        self.uses_feature("secrets")
+    }
+
+    /// Declares `policy_intents`, needed by [`policy::evaluate`](crate::policy::evaluate).
+    pub fn uses_policy(&mut self) -> &mut Self {
+        self.uses_feature("policy_intents")
+    }
+
+    /// Declares `policy_intents` and `approvals` (approval tokens).
+    pub fn uses_approvals(&mut self) -> &mut Self {
+        self.uses_policy().uses_feature("approvals")
+    }
+
     /// How many requests the extension may serve at once (default 1). Above
     /// 1 the shim runs tool calls on a pool of up to `n` separate instances,
     /// each with its own memory: state kept in memory is then per instance.

@@ -338,6 +338,24 @@ impl Bridge for Session {
         self.unregister_tools_for(names).await
     }
 
+    async fn get_secret(
+        &self,
+        scope: Option<Self::Scope>,
+        name: String,
+    ) -> Result<String, GuestError> {
+        self.get_secret_for(scope, name).await
+    }
+
+    async fn evaluate_policy(
+        &self,
+        scope: Option<Self::Scope>,
+        intent: Intent,
+        approval_token: Option<String>,
+    ) -> Result<Verdict, GuestError> {
+        self.evaluate_policy_for(scope, intent, approval_token)
+            .await
+    }
+
     fn current_catalog(&self) -> CatalogUpdate {
         self.current_catalog_update()
     }

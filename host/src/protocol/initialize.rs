@@ -35,6 +35,9 @@ pub const SUPPORTED_OPTIONAL: &[&str] = &[
     "lifecycle_events",
     "artifacts",
     "dynamic_tools",
+    "policy_intents",
+    "approvals",
+    "secrets",
 ];
 
 /// Required API 0.2 features the shim implements.
@@ -272,6 +275,10 @@ pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
     // Decorations travel inside `$/progress`, so they need it too.
     if !features.iter().any(|f| f == "request_progress") {
         features.retain(|f| f != "progress_decoration");
+    }
+    // Approval tokens ride on `policy/evaluate` (protocol-services §2).
+    if !features.iter().any(|f| f == "policy_intents") {
+        features.retain(|f| f != "approvals");
     }
     let lifecycle = if features.iter().any(|f| f == "lifecycle_events") {
         let set: BTreeSet<&str> = description

@@ -260,6 +260,7 @@ async fn initialize(
         "api_version" => offer.api.as_str(), "features" => negotiated.features.clone(),
         "max_concurrent_requests" => pool, "tools" => description.tools.len());
     let artifacts = negotiated.has("artifacts");
+    session.services.configure(&offer.capabilities);
     let dynamic = session.services.tools.clone();
     if offer.api == ApiVersion::V0_2 {
         let initial =

@@ -1,5 +1,5 @@
 //! API 0.2 host services behind the guest's service imports (`artifacts`,
-//! `tools-catalog`): every gate (negotiated feature, active parent) and every
+//! `tools-catalog`, `secrets`, `policy`): every gate (negotiated feature, active parent) and every
 //! bound of protocol-services is checked here before a frame is written, so
 //! nothing the host would reject fatally ever reaches it. A refusal names
 //! the feature or the bound.
@@ -59,9 +59,18 @@ fn bound(message: impl Into<String>) -> GuestError {
     GuestError::InvalidParams(message.into())
 }
 
+/// Longest secret value the shim accepts from the host (§9.2).
+pub const MAX_SECRET_VALUE: usize = 64 * 1024;
+/// Longest secret name (§9.1).
+pub const MAX_SECRET_NAME: usize = 64;
+/// Longest canonical policy intent (§8.1).
+pub const MAX_INTENT_BYTES: usize = 32 * 1024;
+
 /// Service state of one process generation.
 #[derive(Default)]
 pub struct Services {
+    /// The manifest's secret allowlist (`initialize.capabilities.secrets`).
+    secrets: std::sync::OnceLock<Vec<String>>,
     artifacts: Mutex<ArtifactBudget>,
     scratch_files: AtomicU64,
     /// The tool catalogs (shared with dispatch).
@@ -128,6 +137,22 @@ pub fn check_artifact(mime: &str, data: &[u8]) -> Result<(), GuestError> {
 }
 
 impl Services {
+    /// Records what `initialize.capabilities` allows (the secret allowlist).
+    pub fn configure(&self, capabilities: &Value) {
+        let names = capabilities
+            .get("secrets")
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let _ = self.secrets.set(names);
+    }
+
     fn reserve_artifact(&self, bytes: usize) -> Result<(), GuestError> {
         let mut budget = self.artifacts.lock().unwrap_or_else(|e| e.into_inner());
         if budget.count >= MAX_ARTIFACTS {
@@ -467,6 +492,201 @@ impl Session {
                 .collect(),
         }
     }
+}
+
+/// `value` with every object's keys sorted, recursively (the host's
+/// canonical intent form, §8.1).
+fn canonical(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_unstable();
+            let mut out = serde_json::Map::new();
+            for key in keys {
+                out.insert(key.clone(), canonical(&map[key]));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Whether `token` is an approval token: exactly 64 lowercase hex
+/// characters (§8.3).
+pub fn is_approval_token(token: &str) -> bool {
+    token.len() == 64
+        && token
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The wire intent for `intent`, checked like the host (failures there
+/// are fatal, §1.7).
+pub fn intent_json(intent: &Intent) -> Result<Value, GuestError> {
+    if intent.kind.trim().is_empty() {
+        return Err(bound("policy intent kind must not be blank"));
+    }
+    if intent.operation.trim().is_empty() {
+        return Err(bound("policy intent operation must not be blank"));
+    }
+    let target: Value = serde_json::from_str(&intent.target)
+        .map_err(|err| bound(format!("policy intent target is not valid JSON: {err}")))?;
+    if !target.is_object() {
+        return Err(bound("policy intent target must be a JSON object"));
+    }
+    let mut object = json!({
+        "kind": intent.kind,
+        "operation": intent.operation,
+        "target": target,
+        "data_classes": intent.data_classes,
+    });
+    if intent.read_only.is_some() || intent.destructive.is_some() {
+        let mut hints = serde_json::Map::new();
+        if let Some(read_only) = intent.read_only {
+            hints.insert("read_only".into(), json!(read_only));
+        }
+        if let Some(destructive) = intent.destructive {
+            hints.insert("destructive".into(), json!(destructive));
+        }
+        object["adapter_hints"] = Value::Object(hints);
+    }
+    let bytes = serde_json::to_string(&canonical(&object))
+        .map(|s| s.len())
+        .unwrap_or(usize::MAX);
+    if bytes > MAX_INTENT_BYTES {
+        return Err(bound(format!(
+            "the canonical policy intent is {bytes} bytes; the limit is {MAX_INTENT_BYTES} bytes (32 KiB)"
+        )));
+    }
+    Ok(object)
+}
+
+impl Session {
+    /// `secrets.get` (§9).
+    pub(super) async fn get_secret_for(
+        &self,
+        scope: Option<Arc<RequestState>>,
+        name: String,
+    ) -> Result<String, GuestError> {
+        self.service_gate("secrets", "secrets.get")?;
+        let parent = active_parent(scope, "secrets.get")?;
+        if name.len() > MAX_SECRET_NAME || !catalog::is_identifier(&name) {
+            return Err(bound(format!(
+                "secret name {name:?} is not a valid name (1-{MAX_SECRET_NAME} bytes of [A-Za-z_][A-Za-z0-9_.-]*)"
+            )));
+        }
+        let declared = self
+            .services
+            .secrets
+            .get()
+            .is_some_and(|names| names.contains(&name));
+        if !declared {
+            return Err(bound(format!(
+                "secret {name:?} is not declared by this extension: add it to `secrets` under [capabilities] in extension.toml"
+            )));
+        }
+        let reply = self
+            .children
+            .call(
+                self.writer(),
+                true,
+                "secret/get",
+                json!({ "parent_request_id": parent.id, "name": name }),
+                &parent.cancel,
+            )
+            .await
+            .map_err(|error| Self::service_child_error("secret/get", error))?;
+        match reply {
+            Value::Object(map) if map.len() == 1 => match map.get("value") {
+                Some(Value::String(value)) if value.len() <= MAX_SECRET_VALUE => Ok(value.clone()),
+                Some(Value::String(_)) => Err(GuestError::Failed(format!(
+                    "secret/get response exceeds the {MAX_SECRET_VALUE} bytes (64 KiB) bound"
+                ))),
+                _ => Err(GuestError::Failed(
+                    "invalid secret/get response (expected {\"value\": string})".into(),
+                )),
+            },
+            _ => Err(GuestError::Failed(
+                "invalid secret/get response (expected {\"value\": string})".into(),
+            )),
+        }
+    }
+
+    /// `policy.evaluate` (§8).
+    pub(super) async fn evaluate_policy_for(
+        &self,
+        scope: Option<Arc<RequestState>>,
+        intent: Intent,
+        approval_token: Option<String>,
+    ) -> Result<Verdict, GuestError> {
+        self.service_gate("policy_intents", "policy.evaluate")?;
+        let parent = active_parent(scope, "policy.evaluate")?;
+        let approvals = self.setup().is_some_and(|s| s.has("approvals"));
+        let intent = intent_json(&intent)?;
+        let mut params = json!({ "parent_request_id": parent.id, "intent": intent });
+        if let Some(token) = approval_token {
+            if !approvals {
+                return Err(refused(
+                    -32601,
+                    "an approval token needs the negotiated `approvals` feature (declare it in the guest's features; the host must offer it)",
+                ));
+            }
+            if !is_approval_token(&token) {
+                return Err(bound(
+                    "an approval token is exactly 64 lowercase hex characters",
+                ));
+            }
+            params["approval_token"] = json!(token);
+        }
+        let reply = self
+            .children
+            .call(
+                self.writer(),
+                true,
+                "policy/evaluate",
+                params,
+                &parent.cancel,
+            )
+            .await
+            .map_err(|error| Self::service_child_error("policy/evaluate", error))?;
+        let invalid =
+            |why: &str| GuestError::Failed(format!("invalid policy/evaluate response: {why}"));
+        let decision = match reply.get("decision").and_then(Value::as_str) {
+            Some("allow") => Decision::Allow,
+            Some("ask") => Decision::Ask,
+            Some("deny") => Decision::Deny,
+            _ => return Err(invalid("decision must be allow, ask or deny")),
+        };
+        let approval_token = match reply.get("approval_token") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(token)) => {
+                if decision != Decision::Ask || !approvals || !is_approval_token(token) {
+                    return Err(invalid(
+                        "an approval token is only valid with `ask`, negotiated approvals and 64 lowercase hex characters",
+                    ));
+                }
+                Some(token.clone())
+            }
+            Some(_) => return Err(invalid("approval_token must be a string or null")),
+        };
+        Ok(Verdict {
+            decision,
+            approval_token,
+        })
+    }
+}
+
+fn active_parent(
+    scope: Option<Arc<RequestState>>,
+    what: &str,
+) -> Result<Arc<RequestState>, GuestError> {
+    scope.filter(|s| s.active_parent).ok_or_else(|| {
+        refused(
+            -32602,
+            format!("{what} is only available while serving a tool call or a command"),
+        )
+    })
 }
 
 /// One catalog revision: its definitions, in order, and its compiled tools.

@@ -102,6 +102,27 @@ pub trait Bridge: Send + Sync + 'static {
         async { Err(no_service("tools-catalog")) }
     }
 
+    /// `secrets.get`.
+    fn get_secret(
+        &self,
+        scope: Option<Self::Scope>,
+        name: String,
+    ) -> impl Future<Output = Result<String, types::GuestError>> + Send {
+        let _ = (scope, name);
+        async { Err(no_service("secrets")) }
+    }
+
+    /// `policy.evaluate`.
+    fn evaluate_policy(
+        &self,
+        scope: Option<Self::Scope>,
+        intent: types::Intent,
+        approval_token: Option<String>,
+    ) -> impl Future<Output = Result<types::Verdict, types::GuestError>> + Send {
+        let _ = (scope, intent, approval_token);
+        async { Err(no_service("policy")) }
+    }
+
     /// `tools-catalog.current`.
     fn current_catalog(&self) -> types::CatalogUpdate {
         types::CatalogUpdate {

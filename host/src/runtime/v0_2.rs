@@ -21,6 +21,7 @@ pub mod types {
     pub use super::exports::octet::extension::guest::Guest;
     pub use super::octet::extension::cancellation;
     pub use super::octet::extension::host::LogLevel;
+    pub use super::octet::extension::policy::{Decision, Intent, Verdict};
     pub use super::octet::extension::tools_catalog::CatalogUpdate;
     pub use super::octet::extension::types::{
         AudioPart, CallContext, CommandDefinition, CommandResult, Confirmation, ContentPart,
@@ -102,6 +103,26 @@ impl<B: Bridge> octet::extension::tools_catalog::Host for StoreState<B> {
 
     async fn current(&mut self) -> CatalogUpdate {
         self.bridge.current_catalog()
+    }
+}
+
+impl<B: Bridge> octet::extension::secrets::Host for StoreState<B> {
+    async fn get(&mut self, name: String) -> Result<String, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.get_secret(self.scope(), name).await
+    }
+}
+
+impl<B: Bridge> octet::extension::policy::Host for StoreState<B> {
+    async fn evaluate(
+        &mut self,
+        intent: Intent,
+        approval_token: Option<String>,
+    ) -> Result<Verdict, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge
+            .evaluate_policy(self.scope(), intent, approval_token)
+            .await
     }
 }
 

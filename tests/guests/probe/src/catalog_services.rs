@@ -1,8 +1,9 @@
-//! Tools that call the API 0.2 service imports: artifacts and the dynamic
-//! tool catalog.
+//! Tools that call the API 0.2 service imports: artifacts, the dynamic
+//! tool catalog, secrets and policy.
 
+use octet_guest::policy::{Decision, Intent};
 use octet_guest::prelude::*;
-use octet_guest::{artifacts, tools_catalog};
+use octet_guest::{artifacts, policy, secrets, tools_catalog};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -28,6 +29,26 @@ fn yes() -> bool {
 #[derive(Deserialize)]
 struct Names {
     names: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Secret {
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct Policy {
+    kind: String,
+    operation: String,
+    target: Value,
+    #[serde(default)]
+    data_classes: Vec<String>,
+    #[serde(default)]
+    read_only: Option<bool>,
+    #[serde(default)]
+    destructive: Option<bool>,
+    #[serde(default)]
+    token: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -66,7 +87,54 @@ fn update_text(update: &tools_catalog::CatalogUpdate) -> String {
 }
 
 pub fn register(ext: &mut Extension) {
-    ext.uses_artifacts().uses_dynamic_tools();
+    ext.uses_artifacts()
+        .uses_dynamic_tools()
+        .uses_secrets()
+        .uses_approvals();
+    // secret {name} → `secret of N bytes` (never the value itself)
+    ext.tool(
+        Tool::new("secret", "Fetch a declared secret").parameters(json!({
+            "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"],
+        })),
+        |args: Secret| -> Result<String> {
+            let value = secrets::get(&args.name)?;
+            Ok(format!("secret of {} bytes", value.len()))
+        },
+    );
+    // policy {kind, operation, target, data_classes?, read_only?,
+    // destructive?, token?} → `decision: allow|ask|deny, token: T|none`
+    ext.tool(
+        Tool::new("policy", "Evaluate a policy intent").parameters(json!({
+            "type": "object",
+            "properties": {
+                "kind": {"type": "string"}, "operation": {"type": "string"},
+                "target": {}, "data_classes": {"type": "array"},
+                "read_only": {"type": "boolean"}, "destructive": {"type": "boolean"},
+                "token": {"type": "string"},
+            },
+            "required": ["kind", "operation", "target"],
+        })),
+        |args: Policy| -> Result<String> {
+            let mut intent =
+                Intent::new(args.kind, args.operation, args.target).data_classes(args.data_classes);
+            if let Some(read_only) = args.read_only {
+                intent = intent.read_only(read_only);
+            }
+            if let Some(destructive) = args.destructive {
+                intent = intent.destructive(destructive);
+            }
+            let verdict = policy::evaluate(&intent, args.token.as_deref())?;
+            let decision = match verdict.decision {
+                Decision::Allow => "allow",
+                Decision::Ask => "ask",
+                Decision::Deny => "deny",
+            };
+            Ok(format!(
+                "decision: {decision}, token: {}",
+                verdict.approval_token.as_deref().unwrap_or("none")
+            ))
+        },
+    );
     // artifact {mime_type, size, count?, signature?, part?} → publishes
     // `count` artifacts of `size` bytes; text `ids: a,b`, plus an image or
     // audio part (`part`) referencing the last one

@@ -18,10 +18,11 @@
 //!   `nested`, `structured`;
 //! - host services ([`services`]): `progress`, `progress_then_fail`,
 //!   `decorate`, `notify`, `confirm`, `input`;
-//! - API 0.2 service imports ([`catalog_services`], features `artifacts`
-//!   and `dynamic_tools`): `artifact`, `dyn_register`, `dyn_unregister`,
-//!   `dyn_many`, `dyn_current`, plus the dynamic tools `lint` and `counted`
-//!   (not in the initial catalog);
+//! - API 0.2 service imports ([`catalog_services`], features `artifacts`,
+//!   `dynamic_tools`, `secrets`, `policy_intents`, `approvals`):
+//!   `artifact`, `dyn_register`, `dyn_unregister`, `dyn_many`,
+//!   `dyn_current`, `secret`, `policy`, plus the dynamic tools `lint` and
+//!   `counted` (not in the initial catalog);
 //! - the sandbox ([`sandbox`]): `read_file`, `list_dir`, `write_file`, `env`,
 //!   `connect`, `stdout_flood`, `stderr_flood`;
 //! - observation ([`observe`]): `lifecycle_count`, plus the non-tool
