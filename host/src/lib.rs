@@ -7,8 +7,10 @@
 //!   sandbox;
 //! - [`protocol`]: the octet protocol, joining the two.
 //!
-//! [`hostsim`] plays octet's side of the wire (tests, demo, benchmarks).
+//! [`hostsim`] plays octet's side of the wire (tests, demo, benchmarks);
+//! [`author`] holds the offline tools for extension authors.
 
+pub mod author;
 pub mod cancel;
 pub mod demo;
 pub mod hostsim;

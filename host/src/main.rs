@@ -1,6 +1,8 @@
 //! `octet-wasm`: run a WebAssembly component as an octet extension.
 
 use clap::{Args, Parser, Subcommand};
+use octet_wasm::author;
+use octet_wasm::author::metadata::DefaultLimits;
 use octet_wasm::log::{self, Level};
 use octet_wasm::protocol::deadlines::Deadlines;
 use octet_wasm::protocol::server::{self, Options};
@@ -34,6 +36,25 @@ enum Command {
     /// print the exchange (initialize, a tool call, the other declared
     /// requests, a cancelled call on API 0.2, shutdown).
     Demo(DemoArgs),
+    /// Create an extension project (manifest, a hello tool, a build
+    /// script) from the templates built into this binary.
+    New(author::new::NewArgs),
+    /// Show what a component offers (tools with schemas, commands, hooks,
+    /// ...), the WIT version it was built against, what it imports and the
+    /// capabilities that implies, its size and SHA-256. Runs `describe`
+    /// offline, in a sandbox with nothing in it.
+    Inspect(author::inspect::InspectArgs),
+    /// Write the extension.toml that matches a component, ready for octet.
+    Manifest(author::manifest::ManifestArgs),
+    /// Check a manifest (and its component) for everything octet or
+    /// octet-wasm would reject at start-up and for capabilities the
+    /// component imports but the manifest does not grant. Exit status 1
+    /// when there are problems.
+    Check(author::check::CheckArgs),
+    /// Store name, version, description, API version and default limits
+    /// in the component's `octet-wasm-metadata` section, read by `manifest`
+    /// and (limits) by `run` and `compile`.
+    EmbedMetadata(author::metadata::EmbedArgs),
 }
 
 #[derive(Args)]
@@ -51,10 +72,12 @@ struct DemoArgs {
 
 #[derive(Args)]
 struct RuntimeArgs {
-    /// Linear memory per guest instance, in MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 256)]
-    memory_mib: usize,
-    /// Fuel (about one unit per wasm instruction) per call; off by default.
+    /// Linear memory per guest instance, in MiB [default: the component's
+    /// metadata section, else 256].
+    #[arg(long, value_name = "MIB")]
+    memory_mib: Option<usize>,
+    /// Fuel (about one unit per wasm instruction) per call; off by default
+    /// (or the component's metadata section).
     #[arg(long, value_name = "UNITS")]
     fuel: Option<u64>,
     /// Compiled-component cache directory (default: OCTET_WASM_CACHE_DIR,
@@ -103,6 +126,28 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Compile(args) => compile(args),
         Command::Demo(args) => demo(args),
+        Command::New(args) => author_tool("new", author::new::run(args)),
+        Command::Inspect(args) => author_tool("inspect", author::inspect::run(args)),
+        Command::Manifest(args) => author_tool("manifest", author::manifest::run(args)),
+        Command::EmbedMetadata(args) => {
+            author_tool("embed-metadata", author::metadata::embed_command(args))
+        }
+        Command::Check(args) => match author::check::run(args) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(message) => author_tool("check", Err(message)),
+        },
+    }
+}
+
+/// Author tools talk to a person: errors are plain text on stderr.
+fn author_tool(name: &str, outcome: Result<(), String>) -> ExitCode {
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("octet-wasm {name}: error: {message}");
+            ExitCode::from(2)
+        }
     }
 }
 
@@ -145,15 +190,36 @@ fn resolve(component: &Path) -> PathBuf {
     }
 }
 
-fn limits(args: &RuntimeArgs) -> Result<Limits, String> {
-    if args.memory_mib == 0 {
+/// The limits: the command line, else the component's metadata section
+/// (`embed-metadata`), else the defaults.
+fn limits(args: &RuntimeArgs, defaults: &DefaultLimits) -> Result<Limits, String> {
+    let memory_mib = args
+        .memory_mib
+        .or(defaults.memory_mib)
+        .unwrap_or(DEFAULT_MEMORY_MIB);
+    if memory_mib == 0 {
         return Err("--memory-mib must be at least 1".into());
     }
     Ok(Limits {
-        memory_bytes: args.memory_mib.saturating_mul(1 << 20),
-        fuel: args.fuel,
+        memory_bytes: memory_mib.saturating_mul(1 << 20),
+        fuel: args.fuel.or(defaults.fuel),
         ..Limits::default()
     })
+}
+
+const DEFAULT_MEMORY_MIB: usize = 256;
+
+/// The default limits in the component's metadata section. A component
+/// that cannot be read or validated has none here; loading it reports why.
+fn metadata_limits(component: &Path) -> DefaultLimits {
+    match author::metadata::read_file(component) {
+        Ok(Some(metadata)) => metadata.limits,
+        Ok(None) => DefaultLimits::default(),
+        Err(err) => {
+            octet_wasm::log!(Level::Warning, "ignoring the component's metadata section", "error" => format!("{err:#}"));
+            DefaultLimits::default()
+        }
+    }
 }
 
 fn cache(args: &RuntimeArgs) -> Option<Cache> {
@@ -176,12 +242,15 @@ fn fail(message: &str) -> ExitCode {
 }
 
 fn run(args: RunArgs) -> ExitCode {
-    let limits = match limits(&args.runtime) {
+    let component = resolve(&args.component);
+    let defaults = metadata_limits(&component);
+    let limits = match limits(&args.runtime, &defaults) {
         Ok(limits) => limits,
         Err(message) => return fail(&message),
     };
     let mut deadlines = Deadlines::default();
-    for setting in &args.deadlines {
+    // The metadata's deadlines first, so the command line's win.
+    for setting in defaults.deadline_settings().iter().chain(&args.deadlines) {
         if let Err(message) = deadlines.set(setting) {
             return fail(&message);
         }
@@ -192,7 +261,7 @@ fn run(args: RunArgs) -> ExitCode {
         return fail("--sha256 expects 64 hexadecimal digits");
     }
     let options = Options {
-        component: resolve(&args.component),
+        component,
         limits,
         deadlines,
         cache: cache(&args.runtime),
@@ -210,7 +279,9 @@ fn run(args: RunArgs) -> ExitCode {
 }
 
 fn compile(args: CompileArgs) -> ExitCode {
-    let limits = match limits(&args.runtime) {
+    let path = resolve(&args.component);
+    // The same limits `run` will use, so it finds this cache entry.
+    let limits = match limits(&args.runtime, &metadata_limits(&path)) {
         Ok(limits) => limits,
         Err(message) => return fail(&message),
     };
@@ -219,7 +290,6 @@ fn compile(args: CompileArgs) -> ExitCode {
             "no usable cache directory: pass --cache-dir or set OCTET_WASM_CACHE_DIR or HOME",
         );
     };
-    let path = resolve(&args.component);
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
         Err(err) => return fail(&format!("cannot read {}: {err}", path.display())),

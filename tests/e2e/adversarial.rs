@@ -252,15 +252,21 @@ fn trap_records_name_the_guest_functions() {
         let skip = trap_records(&shim).len();
         let reply = shim.tool(tool, json!({}));
         tool_error(&reply, tool);
-        shim.stderr()
+        // The first trap record past the `skip` earlier ones (each line is
+        // offered to the predicate once, in order).
+        let mut seen = 0;
+        let record = shim
+            .stderr()
             .wait_for(Duration::from_secs(5), |line| {
-                line.message() == Some("guest trapped")
+                if line.message() != Some("guest trapped") {
+                    return false;
+                }
+                seen += 1;
+                seen > skip
             })
-            .unwrap_or_else(|| panic!("no trap record; stderr:\n{}", stderr_text(&shim)));
-        let record = trap_records(&shim)
-            .into_iter()
-            .nth(skip)
-            .unwrap_or_else(|| panic!("no trap record for {tool}"));
+            .unwrap_or_else(|| {
+                panic!("no trap record for {tool}; stderr:\n{}", stderr_text(&shim))
+            });
         let frames: Vec<String> = record
             .field("backtrace")
             .and_then(Value::as_array)

@@ -8,6 +8,7 @@
 //! (`target/e2e-cache`) so each component compiles once per run.
 
 mod adversarial;
+mod author;
 mod bad_input;
 mod cache;
 mod cancellation;
@@ -20,8 +21,8 @@ mod isolation;
 mod manifest_mismatch;
 mod negotiation;
 mod progress;
+mod services;
 mod shutdown;
 mod support;
 mod traps;
 mod turn_tracker;
-mod services;

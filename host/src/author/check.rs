@@ -1,0 +1,990 @@
+//! `octet-wasm check MANIFEST [COMPONENT]`: every mismatch octet or
+//! octet-wasm would reject at start-up, found offline, plus every
+//! capability the component imports that the manifest does not grant.
+//!
+//! Problems (exit status 1) are what fails: a manifest octet refuses
+//! (unknown keys, bad values, hooks the version does not allow), an
+//! `initialize` octet-wasm answers with an error (tool or command sets, the
+//! definition rules of `protocol::catalog`), a pinned digest that does not
+//! match, and capabilities the imports need but the manifest withholds.
+//! Warnings are what works but is probably a mistake (a hook the guest
+//! handles that the manifest never declares, so octet never calls it).
+
+use super::component::{self, Analysis, Reach};
+use super::manifest::{HOOKS_V0_1, HOOKS_V0_2_ONLY, uses_v0_2};
+use super::say;
+use crate::protocol::catalog::{self, is_identifier};
+use crate::protocol::initialize::{self, ApiVersion};
+use serde_json::json;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use toml::Table;
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// The manifest (extension.toml).
+    manifest: PathBuf,
+    /// The component; default: the one the manifest's `octet-wasm run`
+    /// args name, beside the manifest.
+    component: Option<PathBuf>,
+    /// Accept that a capability the component imports (filesystem,
+    /// network) is not granted: the extension's own code does not use it.
+    #[arg(long, value_name = "CAPABILITY")]
+    deny: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Problem,
+    Warning,
+}
+
+/// One finding, naming the file, the field and the fix.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub severity: Severity,
+    pub file: PathBuf,
+    pub field: String,
+    pub message: String,
+    pub fix: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let label = match self.severity {
+            Severity::Problem => "problem",
+            Severity::Warning => "warning",
+        };
+        write!(
+            f,
+            "{label}: {}: {}: {}\n  fix: {}",
+            self.file.display(),
+            self.field,
+            self.message,
+            self.fix
+        )
+    }
+}
+
+/// Whether `text` is a semantic version (`MAJOR.MINOR.PATCH[-pre][+build]`).
+pub fn is_semver(text: &str) -> bool {
+    let core = text.split(['-', '+']).next().unwrap_or("");
+    let parts: Vec<&str> = core.split('.').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        && !text.ends_with(['-', '+'])
+}
+
+pub fn run(args: CheckArgs) -> Result<bool, String> {
+    for capability in &args.deny {
+        if !matches!(capability.as_str(), "filesystem" | "network") {
+            return Err(format!(
+                "--deny {capability}: expected filesystem or network"
+            ));
+        }
+    }
+    let text = std::fs::read_to_string(&args.manifest)
+        .map_err(|err| format!("cannot read {}: {err}", args.manifest.display()))?;
+    let mut findings = Vec::new();
+    let component = args.component.clone().or_else(|| {
+        let table: Table = toml::from_str(&text).ok()?;
+        let dir = args.manifest.parent().unwrap_or(Path::new("."));
+        component_from_entrypoint(&table).map(|c| dir.join(c))
+    });
+    let analysis = match &component {
+        Some(path) => match component::analyze(path) {
+            Ok(analysis) => Some(analysis),
+            Err(err) => {
+                findings.push(Finding {
+                    severity: Severity::Problem,
+                    file: path.clone(),
+                    field: "component".into(),
+                    message: format!("octet-wasm cannot load it: {err:#}"),
+                    fix: "rebuild the component against wit/ (octet:extension@0.2.0)".into(),
+                });
+                None
+            }
+        },
+        None => None,
+    };
+    findings.extend(check_text(
+        &args.manifest,
+        &text,
+        analysis.as_ref(),
+        &args.deny,
+    ));
+    for finding in &findings {
+        say(&finding.to_string());
+    }
+    let problems = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Problem)
+        .count();
+    let warnings = findings.len() - problems;
+    let against = analysis
+        .as_ref()
+        .map(|a| format!(" against {}", a.path.display()))
+        .unwrap_or_else(|| " (manifest only: no component)".into());
+    say(&format!(
+        "{}{against}: {problems} problem(s), {warnings} warning(s)",
+        args.manifest.display()
+    ));
+    Ok(problems == 0)
+}
+
+/// The component an `octet-wasm run` entrypoint names.
+fn component_from_entrypoint(table: &Table) -> Option<String> {
+    let entry = table.get("entrypoint")?.as_table()?;
+    let args = entry.get("args")?.as_array()?;
+    if args.first()?.as_str()? != "run" {
+        return None;
+    }
+    args.get(1)?.as_str().map(str::to_owned)
+}
+
+/// Checks a manifest's text, and it against `analysis` when given.
+pub fn check_text(
+    path: &Path,
+    text: &str,
+    analysis: Option<&Analysis>,
+    deny: &[String],
+) -> Vec<Finding> {
+    let mut checker = Checker {
+        file: path.to_path_buf(),
+        findings: Vec::new(),
+    };
+    match toml::from_str::<Table>(text) {
+        Ok(table) => checker.manifest(&table, analysis, deny),
+        Err(err) => checker.problem(
+            "(file)",
+            format!("not valid TOML: {}", err.message()),
+            "fix the TOML syntax".into(),
+        ),
+    }
+    checker.findings
+}
+
+struct Checker {
+    file: PathBuf,
+    findings: Vec<Finding>,
+}
+
+const TOP_KEYS: &[&str] = &[
+    "name",
+    "version",
+    "api_version",
+    "description",
+    "entrypoint",
+    "capabilities",
+    "contributes",
+];
+const ENTRYPOINT_KEYS: &[&str] = &["command", "args", "env"];
+const CAPABILITY_KEYS: &[&str] = &[
+    "filesystem",
+    "process",
+    "network",
+    "environment",
+    "secrets",
+    "system_prompt",
+];
+const CONTRIBUTES_KEYS: &[&str] = &[
+    "tools",
+    "commands",
+    "hooks",
+    "ui",
+    "context",
+    "tool_renderers",
+    "notifications",
+    "confirmations",
+    "shortcuts",
+    "presentation",
+    "menu",
+    "providers",
+    "flags",
+];
+const UI_SURFACES: &[&str] = &["status", "header", "footer"];
+
+/// What the manifest declares, as far as the component checks need it.
+#[derive(Default)]
+struct Declared {
+    api: Option<ApiVersion>,
+    tools: Vec<String>,
+    commands: Vec<String>,
+    hooks: Vec<String>,
+    ui: Vec<String>,
+    renderers: Vec<String>,
+    context: bool,
+    menu: bool,
+    filesystem: String,
+    network: bool,
+    environment: Vec<String>,
+    pinned: Option<String>,
+    name: Option<String>,
+    version: Option<String>,
+}
+
+impl Checker {
+    fn push(&mut self, severity: Severity, field: &str, message: String, fix: String) {
+        self.findings.push(Finding {
+            severity,
+            file: self.file.clone(),
+            field: field.into(),
+            message,
+            fix,
+        });
+    }
+
+    fn problem(&mut self, field: &str, message: String, fix: String) {
+        self.push(Severity::Problem, field, message, fix);
+    }
+
+    fn warning(&mut self, field: &str, message: String, fix: String) {
+        self.push(Severity::Warning, field, message, fix);
+    }
+
+    fn unknown_keys(&mut self, table: &Table, section: &str, known: &[&str]) {
+        for key in table.keys() {
+            if !known.contains(&key.as_str()) {
+                let field = if section.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{section}.{key}")
+                };
+                self.problem(
+                    &field,
+                    "unknown key: octet rejects manifests with keys it does not know".into(),
+                    format!("remove it (known keys here: {})", known.join(", ")),
+                );
+            }
+        }
+    }
+
+    fn string(&mut self, table: &Table, section: &str, key: &str) -> Option<String> {
+        let value = table.get(key)?;
+        match value.as_str() {
+            Some(text) => Some(text.to_owned()),
+            None => {
+                self.problem(
+                    &field(section, key),
+                    format!("must be a string, not {}", value.type_str()),
+                    format!("{key} = \"...\""),
+                );
+                None
+            }
+        }
+    }
+
+    fn flag(&mut self, table: &Table, section: &str, key: &str) -> bool {
+        match table.get(key) {
+            None => false,
+            Some(toml::Value::Boolean(b)) => *b,
+            Some(other) => {
+                self.problem(
+                    &field(section, key),
+                    format!("must be true or false, not {}", other.type_str()),
+                    format!("{key} = true or {key} = false"),
+                );
+                false
+            }
+        }
+    }
+
+    fn strings(&mut self, table: &Table, section: &str, key: &str) -> Vec<String> {
+        let Some(value) = table.get(key) else {
+            return Vec::new();
+        };
+        let items = value.as_array().map(|items| {
+            items
+                .iter()
+                .map(|i| i.as_str().map(str::to_owned))
+                .collect::<Option<Vec<String>>>()
+        });
+        let Some(Some(items)) = items else {
+            self.problem(
+                &field(section, key),
+                "must be an array of strings".into(),
+                format!("{key} = [\"...\"]"),
+            );
+            return Vec::new();
+        };
+        let mut seen = BTreeSet::new();
+        for item in &items {
+            if !seen.insert(item.as_str()) {
+                self.problem(
+                    &field(section, key),
+                    format!("{item:?} is listed twice"),
+                    "list each name once".into(),
+                );
+            }
+        }
+        items
+    }
+
+    fn manifest(&mut self, table: &Table, analysis: Option<&Analysis>, deny: &[String]) {
+        self.unknown_keys(table, "", TOP_KEYS);
+        let mut declared = Declared {
+            name: self.string(table, "", "name"),
+            version: self.string(table, "", "version"),
+            ..Declared::default()
+        };
+        match declared.name.as_deref() {
+            None if !table.contains_key("name") => {
+                self.problem("name", "missing".into(), "name = \"my-extension\"".into())
+            }
+            Some(name) if name.trim().is_empty() => self.problem(
+                "name",
+                "must not be empty".into(),
+                "name = \"my-extension\"".into(),
+            ),
+            _ => {}
+        }
+        match declared.version.clone() {
+            None if !table.contains_key("version") => {
+                self.problem("version", "missing".into(), "version = \"0.1.0\"".into())
+            }
+            Some(version) if !is_semver(&version) => self.problem(
+                "version",
+                format!("{version:?} is not a semantic version"),
+                "version = \"MAJOR.MINOR.PATCH\", e.g. \"0.1.0\"".into(),
+            ),
+            _ => {}
+        }
+        let _ = self.string(table, "", "description");
+        declared.api = match self.string(table, "", "api_version").as_deref() {
+            Some("0.1") => Some(ApiVersion::V0_1),
+            Some("0.2") => Some(ApiVersion::V0_2),
+            Some(other) => {
+                self.problem(
+                    "api_version",
+                    format!("{other:?} is not a version octet-wasm speaks"),
+                    "api_version = \"0.2\" (or \"0.1\")".into(),
+                );
+                None
+            }
+            None => {
+                if !table.contains_key("api_version") {
+                    self.problem(
+                        "api_version",
+                        "missing: it selects the wire".into(),
+                        "api_version = \"0.2\"".into(),
+                    );
+                }
+                None
+            }
+        };
+        self.entrypoint(table, &mut declared);
+        self.capabilities(table, &mut declared);
+        self.contributes(table, &mut declared);
+        if let Some(analysis) = analysis {
+            self.against_component(&declared, analysis, deny);
+        }
+    }
+
+    fn section<'t>(&mut self, table: &'t Table, key: &str) -> Option<&'t Table> {
+        match table.get(key) {
+            None => None,
+            Some(toml::Value::Table(section)) => Some(section),
+            Some(other) => {
+                self.problem(
+                    key,
+                    format!("must be a table, not {}", other.type_str()),
+                    format!("write it as a [{key}] section"),
+                );
+                None
+            }
+        }
+    }
+
+    fn entrypoint(&mut self, table: &Table, declared: &mut Declared) {
+        let Some(entry) = self.section(table, "entrypoint") else {
+            if !table.contains_key("entrypoint") {
+                self.problem(
+                    "entrypoint",
+                    "missing: octet has nothing to start".into(),
+                    "[entrypoint] command = \"octet-wasm\", args = [\"run\", \"<file>.wasm\"]"
+                        .into(),
+                );
+            }
+            return;
+        };
+        self.unknown_keys(entry, "entrypoint", ENTRYPOINT_KEYS);
+        let command = self.string(entry, "entrypoint", "command");
+        if command.is_none() && !entry.contains_key("command") {
+            self.problem(
+                "entrypoint.command",
+                "missing".into(),
+                "command = \"octet-wasm\"".into(),
+            );
+        }
+        let args = self.strings(entry, "entrypoint", "args");
+        if let Some(env) = entry.get("env") {
+            match env.as_table() {
+                Some(env) => {
+                    for (name, value) in env {
+                        let valid_name = name
+                            .bytes()
+                            .next()
+                            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+                            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+                        if !valid_name {
+                            self.problem(
+                                &format!("entrypoint.env.{name}"),
+                                "not a valid variable name ([A-Za-z_][A-Za-z0-9_]*)".into(),
+                                "rename it".into(),
+                            );
+                        }
+                        if value.as_str().is_none_or(|v| v.contains('\0')) {
+                            self.problem(
+                                &format!("entrypoint.env.{name}"),
+                                "must be a string without NUL".into(),
+                                format!("{name} = \"...\""),
+                            );
+                        }
+                    }
+                }
+                None => self.problem(
+                    "entrypoint.env",
+                    "must be a table of strings".into(),
+                    "[entrypoint.env] NAME = \"value\"".into(),
+                ),
+            }
+        }
+        let is_shim = command
+            .as_deref()
+            .is_some_and(|c| Path::new(c).file_name().is_some_and(|n| n == "octet-wasm"));
+        if !is_shim {
+            return;
+        }
+        self.run_args(&args, declared);
+    }
+
+    /// The `octet-wasm run` arguments, as the shim's own parser would see
+    /// them.
+    fn run_args(&mut self, args: &[String], declared: &mut Declared) {
+        let fix = "args = [\"run\", \"<file>.wasm\", ...options]".to_owned();
+        if args.first().map(String::as_str) != Some("run") {
+            self.problem(
+                "entrypoint.args",
+                "octet-wasm needs `run` first".into(),
+                fix,
+            );
+            return;
+        }
+        if args.get(1).is_none_or(|c| c.starts_with("--")) {
+            self.problem("entrypoint.args", "no component after `run`".into(), fix);
+            return;
+        }
+        let mut rest = args[2..].iter();
+        let mut deadlines = crate::protocol::deadlines::Deadlines::default();
+        while let Some(flag) = rest.next() {
+            let (name, inline) = match flag.split_once('=') {
+                Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
+                _ => (flag.as_str(), None),
+            };
+            let takes_value = matches!(
+                name,
+                "--sha256" | "--memory-mib" | "--fuel" | "--deadline-ms" | "--cache-dir"
+            );
+            if name == "--no-cache" {
+                continue;
+            }
+            if !takes_value {
+                self.problem(
+                    "entrypoint.args",
+                    format!("`octet-wasm run` has no option {flag:?}; the shim would exit at once"),
+                    "see `octet-wasm run --help`".into(),
+                );
+                continue;
+            }
+            let Some(value) = inline.or_else(|| rest.next().cloned()) else {
+                self.problem(
+                    "entrypoint.args",
+                    format!("{name} needs a value"),
+                    format!("add the value after {name}"),
+                );
+                continue;
+            };
+            let bad = match name {
+                "--sha256" => {
+                    let valid = value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit());
+                    declared.pinned = Some(value.clone());
+                    (!valid).then(|| "--sha256 expects 64 hexadecimal digits".to_owned())
+                }
+                "--memory-mib" => value
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .is_none()
+                    .then(|| format!("--memory-mib {value:?} is not a positive whole number")),
+                "--fuel" => value
+                    .parse::<u64>()
+                    .is_err()
+                    .then(|| format!("--fuel {value:?} is not a whole number")),
+                "--deadline-ms" => deadlines.set(&value).err(),
+                _ => None,
+            };
+            if let Some(message) = bad {
+                self.problem(
+                    "entrypoint.args",
+                    message,
+                    "see `octet-wasm run --help`".into(),
+                );
+            }
+        }
+    }
+
+    fn capabilities(&mut self, table: &Table, declared: &mut Declared) {
+        declared.filesystem = "none".into();
+        let Some(caps) = self.section(table, "capabilities") else {
+            return;
+        };
+        self.unknown_keys(caps, "capabilities", CAPABILITY_KEYS);
+        if let Some(fs) = self.string(caps, "capabilities", "filesystem") {
+            if matches!(fs.as_str(), "none" | "workspace" | "unrestricted") {
+                declared.filesystem = fs;
+            } else {
+                self.problem(
+                    "capabilities.filesystem",
+                    format!("{fs:?} is not none, workspace or unrestricted"),
+                    "filesystem = \"none\"".into(),
+                );
+            }
+        }
+        if self.flag(caps, "capabilities", "process") {
+            self.warning(
+                "capabilities.process",
+                "WebAssembly cannot start processes; octet-wasm grants nothing for it".into(),
+                "process = false".into(),
+            );
+        }
+        declared.network = self.flag(caps, "capabilities", "network");
+        declared.environment = self.strings(caps, "capabilities", "environment");
+        let secrets = self.strings(caps, "capabilities", "secrets");
+        let _ = self.flag(caps, "capabilities", "system_prompt");
+        if declared.api == Some(ApiVersion::V0_1) {
+            for (key, present) in [
+                ("environment", !declared.environment.is_empty()),
+                ("secrets", !secrets.is_empty()),
+            ] {
+                if present {
+                    self.problem(
+                        &format!("capabilities.{key}"),
+                        "API 0.1 manifests cannot declare it".into(),
+                        format!("api_version = \"0.2\", or remove {key}"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn contributes(&mut self, table: &Table, declared: &mut Declared) {
+        let Some(contributes) = self.section(table, "contributes") else {
+            return;
+        };
+        let section = "contributes";
+        self.unknown_keys(contributes, section, CONTRIBUTES_KEYS);
+        for key in ["tools", "commands"] {
+            let names = self.strings(contributes, section, key);
+            for name in &names {
+                if !is_identifier(name) {
+                    self.problem(
+                        &field(section, key),
+                        format!("{name:?} is not an identifier (1-64 bytes of [A-Za-z_][A-Za-z0-9_.-]*, no leading '/')"),
+                        "rename it in the guest and here".into(),
+                    );
+                }
+            }
+            if key == "tools" {
+                declared.tools = names;
+            } else {
+                declared.commands = names;
+            }
+        }
+        declared.hooks = self.strings(contributes, section, "hooks");
+        for hook in declared.hooks.clone() {
+            let v0_2_only = HOOKS_V0_2_ONLY.contains(&hook.as_str());
+            if !HOOKS_V0_1.contains(&hook.as_str()) && !v0_2_only {
+                self.problem(
+                    "contributes.hooks",
+                    format!("{hook:?} is not a hook of API 0.1 or 0.2"),
+                    format!(
+                        "use one of {}, {}",
+                        HOOKS_V0_1.join(", "),
+                        HOOKS_V0_2_ONLY.join(", ")
+                    ),
+                );
+            } else if v0_2_only && declared.api == Some(ApiVersion::V0_1) {
+                self.problem(
+                    "contributes.hooks",
+                    format!("{hook:?} is an API 0.2 hook; octet rejects it in a 0.1 manifest"),
+                    "api_version = \"0.2\", or remove the hook".into(),
+                );
+            }
+        }
+        declared.ui = self.strings(contributes, section, "ui");
+        for surface in declared.ui.clone() {
+            if !UI_SURFACES.contains(&surface.as_str()) {
+                self.problem(
+                    "contributes.ui",
+                    format!("{surface:?} is not a UI surface"),
+                    "use status, header or footer".into(),
+                );
+            }
+        }
+        declared.renderers = self.strings(contributes, section, "tool_renderers");
+        for tool in declared.renderers.clone() {
+            if !declared.tools.contains(&tool) {
+                self.problem(
+                    "contributes.tool_renderers",
+                    format!("{tool:?} is not a tool this manifest declares"),
+                    format!("add {tool:?} to tools or remove the renderer"),
+                );
+            }
+        }
+        declared.context = self.flag(contributes, section, "context");
+        declared.menu = self.flag(contributes, section, "menu");
+        for key in ["notifications", "confirmations", "presentation"] {
+            let _ = self.flag(contributes, section, key);
+        }
+        if declared.api == Some(ApiVersion::V0_1) {
+            for key in ["menu", "presentation", "shortcuts", "flags"] {
+                if contributes.contains_key(key) {
+                    self.problem(
+                        &field(section, key),
+                        "API 0.1 manifests cannot declare it".into(),
+                        format!("api_version = \"0.2\", or remove {key}"),
+                    );
+                }
+            }
+        }
+        if contributes.contains_key("providers") {
+            self.problem(
+                "contributes.providers",
+                "providers belong to API 0.3; octet-wasm speaks 0.1 and 0.2".into(),
+                "remove providers".into(),
+            );
+        }
+    }
+
+    fn against_component(&mut self, declared: &Declared, analysis: &Analysis, deny: &[String]) {
+        let d = &analysis.description;
+        if let Some(pinned) = &declared.pinned
+            && !pinned.eq_ignore_ascii_case(&analysis.sha256)
+        {
+            self.problem(
+                "entrypoint.args",
+                format!(
+                    "--sha256 {pinned} does not match {} (sha256 {}); octet-wasm refuses to run it",
+                    analysis.path.display(),
+                    analysis.sha256
+                ),
+                format!(
+                    "pin the component you ship: --sha256 {} (or `octet-wasm manifest`)",
+                    analysis.sha256
+                ),
+            );
+        }
+        if let Some(metadata) = &analysis.metadata {
+            for (key, ours, theirs) in [
+                ("name", declared.name.as_deref(), metadata.name.as_str()),
+                (
+                    "version",
+                    declared.version.as_deref(),
+                    metadata.version.as_str(),
+                ),
+            ] {
+                if ours.is_some_and(|ours| ours != theirs) {
+                    self.warning(
+                        key,
+                        format!("the component's metadata says {theirs:?}"),
+                        format!("{key} = {theirs:?}, or embed new metadata"),
+                    );
+                }
+            }
+        }
+        let Some(api) = declared.api else { return };
+        if let Err(err) = catalog::build(api, d) {
+            self.problem(
+                "component",
+                format!("octet-wasm refuses the guest's definitions at initialize: {err}"),
+                "fix the definition in the guest's source and rebuild".into(),
+            );
+        }
+        self.registration(declared, analysis, api);
+        if api == ApiVersion::V0_1 {
+            let uses = uses_v0_2(d);
+            if !uses.is_empty() {
+                self.warning(
+                    "api_version",
+                    format!(
+                        "the guest uses what only API 0.2 carries ({}); on 0.1 octet-wasm leaves it out",
+                        uses.join(", ")
+                    ),
+                    "api_version = \"0.2\"".into(),
+                );
+            }
+        }
+        let missing = |have: &[String], want: &[String]| -> Vec<String> {
+            want.iter().filter(|w| !have.contains(w)).cloned().collect()
+        };
+        let hooks = missing(&declared.hooks, &d.hooks);
+        if !hooks.is_empty() {
+            self.warning(
+                "contributes.hooks",
+                format!(
+                    "the guest handles {} but the manifest does not declare them, so octet never calls them",
+                    hooks.join(", ")
+                ),
+                "add them to hooks".into(),
+            );
+        }
+        let unhandled = missing(&d.hooks, &declared.hooks);
+        if !unhandled.is_empty() {
+            self.warning(
+                "contributes.hooks",
+                format!(
+                    "the guest does not handle {}; octet-wasm answers them with the default result",
+                    unhandled.join(", ")
+                ),
+                "remove them from hooks, or handle them in the guest".into(),
+            );
+        }
+        let surfaces = missing(&declared.ui, &d.status_surfaces);
+        if !surfaces.is_empty() {
+            self.warning(
+                "contributes.ui",
+                format!(
+                    "the guest answers status for {} but the manifest does not declare them",
+                    surfaces.join(", ")
+                ),
+                "add them to ui".into(),
+            );
+        }
+        let renderers = missing(&declared.renderers, &d.renderers);
+        if !renderers.is_empty() {
+            self.warning(
+                "contributes.tool_renderers",
+                format!(
+                    "the guest renders {} but the manifest does not declare them",
+                    renderers.join(", ")
+                ),
+                "add them to tool_renderers".into(),
+            );
+        }
+        if d.context && !declared.context {
+            self.warning(
+                "contributes.context",
+                "the guest answers context/collect but the manifest does not declare context"
+                    .into(),
+                "context = true".into(),
+            );
+        }
+        if d.menu && !declared.menu && api == ApiVersion::V0_2 {
+            self.warning(
+                "contributes.menu",
+                "the guest answers menu/collect but the manifest does not declare a menu".into(),
+                "menu = true".into(),
+            );
+        }
+        self.capabilities_against(declared, analysis, deny);
+    }
+
+    /// The tool and command sets, exactly as `run` checks them at
+    /// initialize (an absent key: octet sends `[]`).
+    fn registration(&mut self, declared: &Declared, analysis: &Analysis, api: ApiVersion) {
+        let mut params = json!({
+            "api_version": api.as_str(),
+            "contributes": {"tools": declared.tools, "commands": declared.commands},
+        });
+        if api == ApiVersion::V0_2 {
+            params["protocol"] = json!({
+                "version": "0.2",
+                "required_features": ["request_cancellation", "content_parts"],
+            });
+        }
+        let Ok(offer) = initialize::check_params(&params, None) else {
+            return; // duplicates: reported by `strings` already
+        };
+        for key in ["tools", "commands"] {
+            let registered: Vec<String> = if key == "tools" {
+                analysis
+                    .description
+                    .tools
+                    .iter()
+                    .map(|t| t.name.clone())
+                    .collect()
+            } else {
+                analysis
+                    .description
+                    .commands
+                    .iter()
+                    .map(|c| c.name.clone())
+                    .collect()
+            };
+            let listed = if key == "tools" {
+                &declared.tools
+            } else {
+                &declared.commands
+            };
+            let undeclared: Vec<&String> =
+                registered.iter().filter(|r| !listed.contains(r)).collect();
+            let unregistered: Vec<&String> =
+                listed.iter().filter(|l| !registered.contains(l)).collect();
+            if undeclared.is_empty() && unregistered.is_empty() {
+                continue;
+            }
+            let mut message = format!(
+                "octet-wasm answers initialize with -32602 \"registered {key} do not match manifest declarations\":"
+            );
+            if !undeclared.is_empty() {
+                message.push_str(&format!(
+                    " the guest registers {undeclared:?}, not declared"
+                ));
+            }
+            if !unregistered.is_empty() {
+                message.push_str(&format!(
+                    " the manifest declares {unregistered:?}, not registered"
+                ));
+            }
+            let mut sorted = registered.clone();
+            sorted.sort();
+            self.problem(
+                &format!("contributes.{key}"),
+                message,
+                format!("{key} = {}", toml::Value::from(sorted)),
+            );
+        }
+        // The shim's own check, so this never drifts from `run`.
+        if initialize::check_registration(&offer, &analysis.description).is_err()
+            && !self
+                .findings
+                .iter()
+                .any(|f| f.field == "contributes.tools" || f.field == "contributes.commands")
+        {
+            self.problem(
+                "contributes",
+                "the guest registers a tool or command twice; octet-wasm rejects it at initialize"
+                    .into(),
+                "register each name once in the guest".into(),
+            );
+        }
+    }
+
+    fn capabilities_against(&mut self, declared: &Declared, analysis: &Analysis, deny: &[String]) {
+        let reach = &analysis.reach;
+        let denied = |c: &str| deny.iter().any(|d| d == c);
+        let imports = |c: &str| Reach::imports_for(&analysis.imports, c).join(", ");
+        if reach.filesystem && declared.filesystem == "none" && !denied("filesystem") {
+            self.problem(
+                "capabilities.filesystem",
+                format!(
+                    "the component imports {} but the manifest grants no filesystem: every file access fails inside the guest",
+                    imports("filesystem")
+                ),
+                "filesystem = \"workspace\", or `--deny filesystem` if the extension never touches files (interpreter runtimes import it regardless)".into(),
+            );
+        }
+        if reach.network && !declared.network && !denied("network") {
+            self.problem(
+                "capabilities.network",
+                format!(
+                    "the component imports {} but network = false: every socket and name lookup fails inside the guest",
+                    imports("network")
+                ),
+                "network = true, or `--deny network` if the extension never uses the network (interpreter runtimes import it regardless)".into(),
+            );
+        }
+    }
+}
+
+fn field(section: &str, key: &str) -> String {
+    if section.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{section}.{key}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn findings(text: &str) -> Vec<(Severity, String)> {
+        check_text(Path::new("extension.toml"), text, None, &[])
+            .into_iter()
+            .map(|f| (f.severity, f.field))
+            .collect()
+    }
+
+    #[test]
+    fn semver() {
+        assert!(is_semver("0.1.0") && is_semver("1.2.3-beta.1+x"));
+        assert!(!is_semver("1.2") && !is_semver("v1.2.3") && !is_semver("1.2.3-"));
+    }
+
+    #[test]
+    fn clean_manifest() {
+        let text = r#"
+name = "x"
+version = "0.1.0"
+api_version = "0.1"
+description = "d"
+[entrypoint]
+command = "octet-wasm"
+args = ["run", "x.wasm", "--memory-mib", "64", "--deadline-ms", "render=300"]
+[capabilities]
+filesystem = "none"
+process = false
+network = false
+[contributes]
+tools = ["a"]
+hooks = ["before_prompt"]
+tool_renderers = ["a"]
+"#;
+        assert_eq!(findings(text), vec![]);
+    }
+
+    #[test]
+    fn each_static_mistake() {
+        let text = r#"
+name = "x"
+version = "1"
+api_version = "0.1"
+homepage = "h"
+[entrypoint]
+command = "octet-wasm"
+args = ["run", "x.wasm", "--turbo", "--deadline-ms", "forever=1"]
+[capabilities]
+filesystem = "home"
+environment = ["HOME"]
+[contributes]
+tools = ["a", "a", "/b"]
+hooks = ["post_mutation", "on_boot"]
+ui = ["sidebar"]
+tool_renderers = ["c"]
+menu = true
+"#;
+        let fields: Vec<String> = findings(text).into_iter().map(|(_, f)| f).collect();
+        for expected in [
+            "homepage",
+            "version",
+            "entrypoint.args",
+            "capabilities.filesystem",
+            "capabilities.environment",
+            "contributes.tools",
+            "contributes.hooks",
+            "contributes.ui",
+            "contributes.tool_renderers",
+            "contributes.menu",
+        ] {
+            assert!(
+                fields.iter().any(|f| f == expected),
+                "{expected} not in {fields:?}"
+            );
+        }
+        assert_eq!(fields.iter().filter(|f| *f == "entrypoint.args").count(), 2);
+    }
+}

@@ -1,0 +1,46 @@
+//! Author tools: `new`, `inspect`, `manifest`, `check` and
+//! `embed-metadata`. They run offline (no octet host, a guest sandbox with
+//! nothing in it) and reuse the shim's own rules (`protocol::catalog`,
+//! `protocol::initialize`), so what they accept is what `run` accepts.
+//!
+//! Each command is one file holding its clap arguments and a function
+//! returning `Err(message)` for the caller to print; output for people goes
+//! to stdout through [`say`].
+
+pub mod check;
+pub mod component;
+pub mod inspect;
+pub mod manifest;
+pub mod metadata;
+pub mod new;
+
+use std::path::Path;
+
+/// Prints one line of a command's output on stdout.
+#[allow(
+    clippy::print_stdout,
+    reason = "author tools print their report on stdout; they never serve the wire"
+)]
+pub fn say(line: &str) {
+    println!("{line}");
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it, so no
+/// reader sees half a file.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&temp, bytes)
+        .and_then(|()| std::fs::rename(&temp, path))
+        .map_err(|err| {
+            let _ = std::fs::remove_file(&temp);
+            format!("cannot write {}: {err}", path.display())
+        })
+}
