@@ -10,12 +10,11 @@
 //! Warnings are what works but is probably a mistake (a hook the guest
 //! handles that the manifest never declares, so octet never calls it).
 
-use super::component::{self, Analysis, Reach};
-use super::manifest::{HOOKS_V0_1, HOOKS_V0_2_ONLY, uses_v0_2};
+use super::component::{self, Analysis};
+use super::manifest::{HOOKS_V0_1, HOOKS_V0_2_ONLY};
 use super::say;
-use crate::protocol::catalog::{self, is_identifier};
-use crate::protocol::initialize::{self, ApiVersion};
-use serde_json::json;
+use crate::protocol::catalog::is_identifier;
+use crate::protocol::initialize::ApiVersion;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -167,9 +166,9 @@ pub fn check_text(
     checker.findings
 }
 
-struct Checker {
-    file: PathBuf,
-    findings: Vec<Finding>,
+pub(super) struct Checker {
+    pub(super) file: PathBuf,
+    pub(super) findings: Vec<Finding>,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -209,21 +208,21 @@ const UI_SURFACES: &[&str] = &["status", "header", "footer"];
 
 /// What the manifest declares, as far as the component checks need it.
 #[derive(Default)]
-struct Declared {
-    api: Option<ApiVersion>,
-    tools: Vec<String>,
-    commands: Vec<String>,
-    hooks: Vec<String>,
-    ui: Vec<String>,
-    renderers: Vec<String>,
-    context: bool,
-    menu: bool,
-    filesystem: String,
-    network: bool,
-    environment: Vec<String>,
-    pinned: Option<String>,
-    name: Option<String>,
-    version: Option<String>,
+pub(super) struct Declared {
+    pub(super) api: Option<ApiVersion>,
+    pub(super) tools: Vec<String>,
+    pub(super) commands: Vec<String>,
+    pub(super) hooks: Vec<String>,
+    pub(super) ui: Vec<String>,
+    pub(super) renderers: Vec<String>,
+    pub(super) context: bool,
+    pub(super) menu: bool,
+    pub(super) filesystem: String,
+    pub(super) network: bool,
+    pub(super) environment: Vec<String>,
+    pub(super) pinned: Option<String>,
+    pub(super) name: Option<String>,
+    pub(super) version: Option<String>,
 }
 
 impl Checker {
@@ -237,11 +236,11 @@ impl Checker {
         });
     }
 
-    fn problem(&mut self, field: &str, message: String, fix: String) {
+    pub(super) fn problem(&mut self, field: &str, message: String, fix: String) {
         self.push(Severity::Problem, field, message, fix);
     }
 
-    fn warning(&mut self, field: &str, message: String, fix: String) {
+    pub(super) fn warning(&mut self, field: &str, message: String, fix: String) {
         self.push(Severity::Warning, field, message, fix);
     }
 
@@ -665,236 +664,6 @@ impl Checker {
                 "contributes.providers",
                 "providers belong to API 0.3; octet-wasm speaks 0.1 and 0.2".into(),
                 "remove providers".into(),
-            );
-        }
-    }
-
-    fn against_component(&mut self, declared: &Declared, analysis: &Analysis, deny: &[String]) {
-        let d = &analysis.description;
-        if let Some(pinned) = &declared.pinned
-            && !pinned.eq_ignore_ascii_case(&analysis.sha256)
-        {
-            self.problem(
-                "entrypoint.args",
-                format!(
-                    "--sha256 {pinned} does not match {} (sha256 {}); octet-wasm refuses to run it",
-                    analysis.path.display(),
-                    analysis.sha256
-                ),
-                format!(
-                    "pin the component you ship: --sha256 {} (or `octet-wasm manifest`)",
-                    analysis.sha256
-                ),
-            );
-        }
-        if let Some(metadata) = &analysis.metadata {
-            for (key, ours, theirs) in [
-                ("name", declared.name.as_deref(), metadata.name.as_str()),
-                (
-                    "version",
-                    declared.version.as_deref(),
-                    metadata.version.as_str(),
-                ),
-            ] {
-                if ours.is_some_and(|ours| ours != theirs) {
-                    self.warning(
-                        key,
-                        format!("the component's metadata says {theirs:?}"),
-                        format!("{key} = {theirs:?}, or embed new metadata"),
-                    );
-                }
-            }
-        }
-        let Some(api) = declared.api else { return };
-        if let Err(err) = catalog::build(api, d) {
-            self.problem(
-                "component",
-                format!("octet-wasm refuses the guest's definitions at initialize: {err}"),
-                "fix the definition in the guest's source and rebuild".into(),
-            );
-        }
-        self.registration(declared, analysis, api);
-        if api == ApiVersion::V0_1 {
-            let uses = uses_v0_2(d);
-            if !uses.is_empty() {
-                self.warning(
-                    "api_version",
-                    format!(
-                        "the guest uses what only API 0.2 carries ({}); on 0.1 octet-wasm leaves it out",
-                        uses.join(", ")
-                    ),
-                    "api_version = \"0.2\"".into(),
-                );
-            }
-        }
-        let missing = |have: &[String], want: &[String]| -> Vec<String> {
-            want.iter().filter(|w| !have.contains(w)).cloned().collect()
-        };
-        let hooks = missing(&declared.hooks, &d.hooks);
-        if !hooks.is_empty() {
-            self.warning(
-                "contributes.hooks",
-                format!(
-                    "the guest handles {} but the manifest does not declare them, so octet never calls them",
-                    hooks.join(", ")
-                ),
-                "add them to hooks".into(),
-            );
-        }
-        let unhandled = missing(&d.hooks, &declared.hooks);
-        if !unhandled.is_empty() {
-            self.warning(
-                "contributes.hooks",
-                format!(
-                    "the guest does not handle {}; octet-wasm answers them with the default result",
-                    unhandled.join(", ")
-                ),
-                "remove them from hooks, or handle them in the guest".into(),
-            );
-        }
-        let surfaces = missing(&declared.ui, &d.status_surfaces);
-        if !surfaces.is_empty() {
-            self.warning(
-                "contributes.ui",
-                format!(
-                    "the guest answers status for {} but the manifest does not declare them",
-                    surfaces.join(", ")
-                ),
-                "add them to ui".into(),
-            );
-        }
-        let renderers = missing(&declared.renderers, &d.renderers);
-        if !renderers.is_empty() {
-            self.warning(
-                "contributes.tool_renderers",
-                format!(
-                    "the guest renders {} but the manifest does not declare them",
-                    renderers.join(", ")
-                ),
-                "add them to tool_renderers".into(),
-            );
-        }
-        if d.context && !declared.context {
-            self.warning(
-                "contributes.context",
-                "the guest answers context/collect but the manifest does not declare context"
-                    .into(),
-                "context = true".into(),
-            );
-        }
-        if d.menu && !declared.menu && api == ApiVersion::V0_2 {
-            self.warning(
-                "contributes.menu",
-                "the guest answers menu/collect but the manifest does not declare a menu".into(),
-                "menu = true".into(),
-            );
-        }
-        self.capabilities_against(declared, analysis, deny);
-    }
-
-    /// The tool and command sets, exactly as `run` checks them at
-    /// initialize (an absent key: octet sends `[]`).
-    fn registration(&mut self, declared: &Declared, analysis: &Analysis, api: ApiVersion) {
-        let mut params = json!({
-            "api_version": api.as_str(),
-            "contributes": {"tools": declared.tools, "commands": declared.commands},
-        });
-        if api == ApiVersion::V0_2 {
-            params["protocol"] = json!({
-                "version": "0.2",
-                "required_features": ["request_cancellation", "content_parts"],
-            });
-        }
-        let Ok(offer) = initialize::check_params(&params, None) else {
-            return; // duplicates: reported by `strings` already
-        };
-        for key in ["tools", "commands"] {
-            let registered: Vec<String> = if key == "tools" {
-                analysis
-                    .description
-                    .tools
-                    .iter()
-                    .map(|t| t.name.clone())
-                    .collect()
-            } else {
-                analysis
-                    .description
-                    .commands
-                    .iter()
-                    .map(|c| c.name.clone())
-                    .collect()
-            };
-            let listed = if key == "tools" {
-                &declared.tools
-            } else {
-                &declared.commands
-            };
-            let undeclared: Vec<&String> =
-                registered.iter().filter(|r| !listed.contains(r)).collect();
-            let unregistered: Vec<&String> =
-                listed.iter().filter(|l| !registered.contains(l)).collect();
-            if undeclared.is_empty() && unregistered.is_empty() {
-                continue;
-            }
-            let mut message = format!(
-                "octet-wasm answers initialize with -32602 \"registered {key} do not match manifest declarations\":"
-            );
-            if !undeclared.is_empty() {
-                message.push_str(&format!(
-                    " the guest registers {undeclared:?}, not declared"
-                ));
-            }
-            if !unregistered.is_empty() {
-                message.push_str(&format!(
-                    " the manifest declares {unregistered:?}, not registered"
-                ));
-            }
-            let mut sorted = registered.clone();
-            sorted.sort();
-            self.problem(
-                &format!("contributes.{key}"),
-                message,
-                format!("{key} = {}", toml::Value::from(sorted)),
-            );
-        }
-        // The shim's own check, so this never drifts from `run`.
-        if initialize::check_registration(&offer, &analysis.description).is_err()
-            && !self
-                .findings
-                .iter()
-                .any(|f| f.field == "contributes.tools" || f.field == "contributes.commands")
-        {
-            self.problem(
-                "contributes",
-                "the guest registers a tool or command twice; octet-wasm rejects it at initialize"
-                    .into(),
-                "register each name once in the guest".into(),
-            );
-        }
-    }
-
-    fn capabilities_against(&mut self, declared: &Declared, analysis: &Analysis, deny: &[String]) {
-        let reach = &analysis.reach;
-        let denied = |c: &str| deny.iter().any(|d| d == c);
-        let imports = |c: &str| Reach::imports_for(&analysis.imports, c).join(", ");
-        if reach.filesystem && declared.filesystem == "none" && !denied("filesystem") {
-            self.problem(
-                "capabilities.filesystem",
-                format!(
-                    "the component imports {} but the manifest grants no filesystem: every file access fails inside the guest",
-                    imports("filesystem")
-                ),
-                "filesystem = \"workspace\", or `--deny filesystem` if the extension never touches files (interpreter runtimes import it regardless)".into(),
-            );
-        }
-        if reach.network && !declared.network && !denied("network") {
-            self.problem(
-                "capabilities.network",
-                format!(
-                    "the component imports {} but network = false: every socket and name lookup fails inside the guest",
-                    imports("network")
-                ),
-                "network = true, or `--deny network` if the extension never uses the network (interpreter runtimes import it regardless)".into(),
             );
         }
     }

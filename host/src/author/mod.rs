@@ -8,6 +8,7 @@
 //! to stdout through [`say`].
 
 pub mod check;
+mod check_component;
 pub mod component;
 pub mod inspect;
 pub mod manifest;
