@@ -852,3 +852,178 @@ fn approval_tokens_need_approvals() {
     assert!(message.contains("`policy_intents`"), "{message}");
     shim.shutdown();
 }
+
+// ----- presentation ------------------------------------------------------------
+
+fn with_presentation() -> Shim {
+    let mut shim = Shim::probe(ApiVersion::V0_2);
+    let mut params =
+        InitializeParams::new(&shim.manifest, &shim.manifest_path, &shim.workspace).to_json();
+    params["contributes"]["presentation"] = json!(true);
+    expect_result(&shim.initialize_with(params));
+    shim
+}
+
+/// Calls `present` and returns the reply and the notifications before it.
+fn present(shim: &mut Shim, arguments: Value) -> (Reply, Vec<Frame>) {
+    let id = tool_call(shim, "present", arguments, None);
+    let (reply, _) = serve(shim, id, |_| Answer::Ignore);
+    let notes = reply
+        .before
+        .iter()
+        .filter(|f| f.method() == Some("presentation/update"))
+        .cloned()
+        .collect();
+    (reply, notes)
+}
+
+fn refused_with(reply: &Reply, notes: &[Frame], needle: &str) {
+    assert!(notes.is_empty(), "{:?}", raws(notes));
+    let (code, message) = error_of(reply);
+    assert_eq!(code, -32602, "{message}");
+    assert!(message.contains(needle), "{needle}: {message}");
+}
+
+#[test]
+fn presentation_snapshots_name_their_parent_or_owner() {
+    let mut shim = with_presentation();
+    let snapshot = json!({
+        "revision": 5,
+        "status": {"state": "running", "label": "1 scan"},
+        "activities": [{"id": "scan:1", "kind": "page_scan", "state": "running", "summary": "Scanning", "started_at_ms": 1767225600000u64}],
+        "collection": {"kind": "list", "title": "Scans", "nodes": [{"id": "scan:1", "state": "running", "label": "docs", "action_ids": ["again"]}],
+            "selected_node_id": "scan:1",
+            "detail": {"node_id": "scan:1", "title": "docs", "body": "Fetching\npage 1.", "references": [{"kind": "url", "id": "https://docs.example.org/", "label": "Source"}]}},
+        "actions": [{"id": "again", "label": "Stats", "command": "stats", "arguments": ["a"], "destructive": false}],
+    });
+    let id = tool_call(&mut shim, "present", json!({"snapshot": snapshot}), None);
+    let (reply, _) = serve(&mut shim, id, |_| Answer::Ignore);
+    assert_eq!(tool_text(&reply), "presented");
+    assert_eq!(reply.before.len(), 1, "{:?}", raws(&reply.before));
+    assert_eq!(
+        reply.before[0].value,
+        json!({"jsonrpc": "2.0", "method": "presentation/update", "params": {"snapshot": snapshot, "parent_request_id": id}})
+    );
+    // Revisions increase strictly.
+    let (reply, notes) = present(&mut shim, json!({"snapshot": {"revision": 5}}));
+    refused_with(&reply, &notes, "does not increase");
+    // An owner the host issued (this call's) is sent instead of a parent.
+    let (reply, notes) = present(
+        &mut shim,
+        json!({"snapshot": {"revision": 6}, "owner": "call"}),
+    );
+    assert_eq!(tool_text(&reply), "presented");
+    assert_eq!(
+        *notes[0].params(),
+        json!({"snapshot": {"revision": 6}, "resource_owner": {"session_id": "session-1", "extension_instance_id": "instance-1", "process_generation": 1}})
+    );
+    // A forged owner is refused.
+    let (reply, notes) = present(
+        &mut shim,
+        json!({"snapshot": {"revision": 7}, "owner": "forged"}),
+    );
+    refused_with(&reply, &notes, "never issued");
+    // Schema violations the host would treat as fatal stay local.
+    for (snapshot, needle) in [
+        (json!({"revision": 8, "extra": true}), "unknown field"),
+        (
+            json!({"revision": 8, "actions": [{"id": "x", "label": "X", "command": "undeclared"}]}),
+            "does not declare",
+        ),
+        (
+            json!({"revision": 8, "status": {"state": "bogus", "label": "x"}}),
+            "status.state",
+        ),
+        (
+            json!({"revision": 8, "status": {"state": "active", "label": "a\nb"}}),
+            "control",
+        ),
+        (
+            json!({"revision": 8, "collection": {"kind": "list", "title": "t", "selected_node_id": "nope"}}),
+            "names no node",
+        ),
+        (
+            json!({"revision": 8, "collection": {"kind": "list", "title": "t", "detail": {"title": "d", "body": "b", "references": [{"kind": "url", "id": "http://127.0.0.1/"}]}}}),
+            "public",
+        ),
+        (json!({"revision": 9007199254740992u64}), "2^53-1"),
+    ] {
+        let (reply, notes) = present(&mut shim, json!({"snapshot": snapshot}));
+        refused_with(&reply, &notes, needle);
+    }
+    shim.shutdown();
+}
+
+#[test]
+fn presentation_bounds() {
+    let mut shim = with_presentation();
+    let mut revision = 0;
+    let mut next = || {
+        revision += 1;
+        revision
+    };
+    let activity =
+        |i: usize| json!({"id": format!("a{i}"), "kind": "k", "state": "active", "summary": "s"});
+    let node = |i: usize| json!({"id": format!("n{i}"), "state": "active", "label": "l"});
+    let action = |i: usize| json!({"id": format!("x{i}"), "label": "l", "command": "stats"});
+    for (limit, name, make) in [
+        (128, "activities", &activity as &dyn Fn(usize) -> Value),
+        (256, "nodes", &node),
+        (64, "actions", &action),
+    ] {
+        for (count, passes) in [(limit, true), (limit + 1, false)] {
+            let items: Vec<Value> = (0..count).map(make).collect();
+            let mut snapshot = json!({"revision": next()});
+            if name == "nodes" {
+                snapshot["collection"] = json!({"kind": "list", "title": "t", "nodes": items});
+            } else {
+                snapshot[name] = json!(items);
+            }
+            let (reply, notes) = present(&mut shim, json!({"snapshot": snapshot}));
+            if passes {
+                assert_eq!(notes.len(), 1, "{name} at {count}: {}", reply.frame.raw);
+            } else {
+                refused_with(&reply, &notes, &format!("the limit is {limit}"));
+            }
+        }
+    }
+    // Exactly 256 KiB encoded passes; one byte more is refused.
+    let target = 256 * 1024;
+    let build = |labels: &[usize], revision: u64| {
+        let nodes: Vec<Value> = labels
+            .iter()
+            .enumerate()
+            .map(
+                |(i, n)| json!({"id": format!("n{i}"), "state": "active", "label": "x".repeat(*n)}),
+            )
+            .collect();
+        json!({"revision": revision, "collection": {"kind": "list", "title": "t", "nodes": nodes}})
+    };
+    let mut labels = vec![1usize; 256];
+    let size = |labels: &[usize]| serde_json::to_string(&build(labels, 1000)).unwrap().len();
+    let mut missing = target - size(&labels);
+    for label in labels.iter_mut() {
+        let add = missing.min(1023);
+        *label += add;
+        missing -= add;
+    }
+    assert_eq!(size(&labels), target);
+    let (reply, notes) = present(&mut shim, json!({"snapshot": build(&labels, 1000)}));
+    assert_eq!(notes.len(), 1, "{}", reply.frame.raw);
+    let short = labels.iter().position(|n| *n < 1024).unwrap();
+    labels[short] += 1;
+    let (reply, notes) = present(&mut shim, json!({"snapshot": build(&labels, 1001)}));
+    refused_with(&reply, &notes, "256 KiB");
+    shim.shutdown();
+}
+
+#[test]
+fn presentation_needs_the_manifest_declaration() {
+    let mut shim = started(None);
+    let (reply, notes) = present(&mut shim, json!({"snapshot": {"revision": 1}}));
+    assert!(notes.is_empty());
+    let (code, message) = error_of(&reply);
+    assert_eq!(code, -32601);
+    assert!(message.contains("presentation = true"), "{message}");
+    shim.shutdown();
+}

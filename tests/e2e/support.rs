@@ -91,7 +91,7 @@ pub fn example_dir(name: &str) -> PathBuf {
 
 /// The probe guest's tools (`tests/guests/probe/src/lib.rs`);
 /// `contributes.tools` must equal them exactly.
-pub const PROBE_TOOLS: [&str; 39] = [
+pub const PROBE_TOOLS: [&str; 40] = [
     // outcomes
     "echo",
     "fail",
@@ -130,7 +130,9 @@ pub const PROBE_TOOLS: [&str; 39] = [
     "stderr_flood",
     // observation
     "lifecycle_count",
-    // API 0.2 service imports (secrets, policy, artifacts, dynamic tools)
+    // API 0.2 service imports (presentation, secrets, policy, artifacts,
+    // dynamic tools)
+    "present",
     "secret",
     "policy",
     "artifact",

@@ -63,6 +63,7 @@ mod handler;
 mod hook_result;
 mod host;
 pub mod policy;
+pub mod presentation;
 mod registry;
 pub mod secrets;
 mod tool_result;

@@ -356,6 +356,15 @@ impl Bridge for Session {
             .await
     }
 
+    async fn update_presentation(
+        &self,
+        scope: Option<Self::Scope>,
+        snapshot: String,
+        owner: Option<ResourceOwner>,
+    ) -> Result<(), GuestError> {
+        self.update_presentation_for(scope, snapshot, owner).await
+    }
+
     fn current_catalog(&self) -> CatalogUpdate {
         self.current_catalog_update()
     }

@@ -20,6 +20,8 @@ pub struct Contributes {
     pub notifications: bool,
     pub confirmations: bool,
     pub menu: bool,
+    /// `presentation/update` snapshots (API 0.2).
+    pub presentation: bool,
 }
 
 impl Contributes {
@@ -34,6 +36,7 @@ impl Contributes {
             notifications: flag(value, "notifications"),
             confirmations: flag(value, "confirmations"),
             menu: flag(value, "menu"),
+            presentation: flag(value, "presentation"),
         })
     }
 

@@ -10,6 +10,7 @@ pub mod deadlines;
 pub mod initialize;
 pub mod lanes;
 pub mod manifest;
+pub mod presentation;
 pub mod results;
 pub mod reverse;
 pub mod server;

@@ -343,6 +343,9 @@ async fn handle_request(
             active_parent,
         }) => (work, kind, active_parent),
     };
+    if let Some(owner) = &work.context().resource_owner {
+        session.services.issue_owner(owner);
+    }
     let limit = running.context.deadlines.for_kind(kind);
     let request = match session.admit(id, kind, active_parent, Instant::now() + limit) {
         Ok(request) => request,

@@ -59,6 +59,11 @@ fn bound(message: impl Into<String>) -> GuestError {
     GuestError::InvalidParams(message.into())
 }
 
+/// Distinct resource owners remembered for explicit presentation owners.
+pub const MAX_ISSUED_OWNERS: usize = 4096;
+/// Longest owner `session_id` (§1.4).
+pub const MAX_OWNER_SESSION_ID: usize = 512;
+
 /// Longest secret value the shim accepts from the host (§9.2).
 pub const MAX_SECRET_VALUE: usize = 64 * 1024;
 /// Longest secret name (§9.1).
@@ -69,6 +74,10 @@ pub const MAX_INTENT_BYTES: usize = 32 * 1024;
 /// Service state of one process generation.
 #[derive(Default)]
 pub struct Services {
+    /// Resource owners the host issued to this process (§7.2).
+    owners: Mutex<std::collections::HashSet<(String, String, u64)>>,
+    /// The last presentation revision sent (strictly increasing, §7.4).
+    presentation_revision: Mutex<Option<u64>>,
     /// The manifest's secret allowlist (`initialize.capabilities.secrets`).
     secrets: std::sync::OnceLock<Vec<String>>,
     artifacts: Mutex<ArtifactBudget>,
@@ -151,6 +160,29 @@ impl Services {
             })
             .unwrap_or_default();
         let _ = self.secrets.set(names);
+    }
+
+    /// Records an owner the host sent in a request context.
+    pub fn issue_owner(&self, owner: &ResourceOwner) {
+        let mut owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
+        if owners.len() < MAX_ISSUED_OWNERS {
+            owners.insert((
+                owner.session_id.clone(),
+                owner.extension_instance_id.clone(),
+                owner.process_generation,
+            ));
+        }
+    }
+
+    fn issued(&self, owner: &ResourceOwner) -> bool {
+        self.owners
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&(
+                owner.session_id.clone(),
+                owner.extension_instance_id.clone(),
+                owner.process_generation,
+            ))
     }
 
     fn reserve_artifact(&self, bytes: usize) -> Result<(), GuestError> {
@@ -674,6 +706,98 @@ impl Session {
             decision,
             approval_token,
         })
+    }
+}
+
+impl Session {
+    /// `presentation.update` (§7).
+    pub(super) async fn update_presentation_for(
+        &self,
+        scope: Option<Arc<RequestState>>,
+        snapshot: String,
+        owner: Option<ResourceOwner>,
+    ) -> Result<(), GuestError> {
+        let Some(setup) = self.setup().filter(|_| self.is_ready()) else {
+            return Err(refused(
+                -32000,
+                "presentation.update is not available before initialize has been answered",
+            ));
+        };
+        if setup.api != ApiVersion::V0_2 {
+            return Err(refused(-32601, "presentation.update needs API 0.2"));
+        }
+        if !setup.contributes.presentation {
+            return Err(refused(
+                -32601,
+                "presentation is not declared: add `presentation = true` under [contributes] in extension.toml",
+            ));
+        }
+        let value: Value = serde_json::from_str(&snapshot)
+            .map_err(|err| bound(format!("the snapshot is not valid JSON: {err}")))?;
+        let commands = setup.contributes.commands.clone().unwrap_or_default();
+        let revision = super::presentation::check_snapshot(&value, &commands).map_err(bound)?;
+        let mut params = json!({ "snapshot": value });
+        if let Some(owner) = &owner {
+            if owner.session_id.trim().is_empty()
+                || owner.session_id.len() > MAX_OWNER_SESSION_ID
+                || owner.session_id.chars().any(char::is_control)
+                || owner.extension_instance_id.trim().is_empty()
+                || owner.process_generation < 1
+            {
+                return Err(bound(
+                    "the explicit owner must have a non-blank session_id of at most 512 bytes without control characters, a non-blank extension_instance_id and a generation of at least 1",
+                ));
+            }
+            if !self.services.issued(owner) {
+                return Err(bound(
+                    "the explicit owner was never issued to this process by the host (use the resource owner of a request context)",
+                ));
+            }
+            params["resource_owner"] = json!({
+                "session_id": owner.session_id,
+                "extension_instance_id": owner.extension_instance_id,
+                "process_generation": owner.process_generation,
+            });
+        }
+        // The parent must still be in flight when the host reads the frame:
+        // hold its terminal claim while queueing (like progress).
+        let parent = if owner.is_none() { scope } else { None };
+        let settled_guard = match &parent {
+            Some(request) => {
+                let guard = request.settled.lock().await;
+                if *guard {
+                    return Err(if request.cancel.is_cancelled() {
+                        GuestError::Cancelled
+                    } else {
+                        refused(-32000, "request has already settled")
+                    });
+                }
+                params["parent_request_id"] = json!(request.id);
+                Some(guard)
+            }
+            None => None,
+        };
+        {
+            let mut last = self
+                .services
+                .presentation_revision
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if let Some(previous) = *last
+                && revision <= previous
+            {
+                return Err(bound(format!(
+                    "snapshot revision {revision} does not increase (the last one sent was {previous})"
+                )));
+            }
+            *last = Some(revision);
+        }
+        let sent = self
+            .notify("presentation/update", &params)
+            .await
+            .map_err(|err| GuestError::Failed(format!("presentation/update not sent: {err:?}")));
+        drop(settled_guard);
+        sent
     }
 }
 

@@ -47,6 +47,21 @@ pub enum Work {
     },
 }
 
+impl Work {
+    /// The execution context of the request.
+    pub fn context(&self) -> &CallContext {
+        match self {
+            Work::Tool { cx, .. }
+            | Work::Command { cx, .. }
+            | Work::Hook { cx, .. }
+            | Work::Context { cx, .. }
+            | Work::Status { cx, .. }
+            | Work::Render { cx, .. }
+            | Work::Menu { cx } => cx,
+        }
+    }
+}
+
 /// What to do with a host request.
 pub enum Plan {
     Run {

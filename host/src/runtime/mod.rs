@@ -123,6 +123,17 @@ pub trait Bridge: Send + Sync + 'static {
         async { Err(no_service("policy")) }
     }
 
+    /// `presentation.update`.
+    fn update_presentation(
+        &self,
+        scope: Option<Self::Scope>,
+        snapshot: String,
+        owner: Option<types::ResourceOwner>,
+    ) -> impl Future<Output = Result<(), types::GuestError>> + Send {
+        let _ = (scope, snapshot, owner);
+        async { Err(no_service("presentation")) }
+    }
+
     /// `tools-catalog.current`.
     fn current_catalog(&self) -> types::CatalogUpdate {
         types::CatalogUpdate {

@@ -126,6 +126,19 @@ impl<B: Bridge> octet::extension::policy::Host for StoreState<B> {
     }
 }
 
+impl<B: Bridge> octet::extension::presentation::Host for StoreState<B> {
+    async fn update(
+        &mut self,
+        snapshot: String,
+        owner: Option<ResourceOwner>,
+    ) -> Result<(), GuestError> {
+        let bridge = self.bridge.clone();
+        bridge
+            .update_presentation(self.scope(), snapshot, owner)
+            .await
+    }
+}
+
 impl<B: Bridge> octet::extension::cancellation::Host for StoreState<B> {
     async fn is_cancelled(&mut self) -> bool {
         self.cancel.is_cancelled()

@@ -3,7 +3,7 @@
 
 use octet_guest::policy::{Decision, Intent};
 use octet_guest::prelude::*;
-use octet_guest::{artifacts, policy, secrets, tools_catalog};
+use octet_guest::{Call, ResourceOwner, artifacts, policy, presentation, secrets, tools_catalog};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -52,6 +52,14 @@ struct Policy {
 }
 
 #[derive(Deserialize)]
+struct Present {
+    snapshot: Value,
+    /// `call`: the call's own owner, explicitly; `forged`: an unissued one.
+    #[serde(default)]
+    owner: Option<String>,
+}
+
+#[derive(Deserialize)]
 struct Many {
     count: usize,
 }
@@ -91,6 +99,34 @@ pub fn register(ext: &mut Extension) {
         .uses_dynamic_tools()
         .uses_secrets()
         .uses_approvals();
+    // present {snapshot, owner?} → one presentation/update; `presented`
+    ext.tool(
+        Tool::new("present", "Publish a presentation snapshot").parameters(json!({
+            "type": "object",
+            "properties": {"snapshot": {"type": "object"}, "owner": {"type": "string"}},
+            "required": ["snapshot"],
+        })),
+        |args: Present, call: &Call| -> Result<String> {
+            match args.owner.as_deref() {
+                Some("call") => {
+                    let owner = call
+                        .resource_owner()
+                        .ok_or_else(|| Error::failed("no resource owner"))?;
+                    presentation::update_for(owner, &args.snapshot)?;
+                }
+                Some(_) => {
+                    let forged = ResourceOwner {
+                        session_id: "forged".into(),
+                        extension_instance_id: "instance-1".into(),
+                        process_generation: 1,
+                    };
+                    presentation::update_for(&forged, &args.snapshot)?;
+                }
+                None => presentation::update(&args.snapshot)?,
+            }
+            Ok("presented".to_owned())
+        },
+    );
     // secret {name} → `secret of N bytes` (never the value itself)
     ext.tool(
         Tool::new("secret", "Fetch a declared secret").parameters(json!({

@@ -21,7 +21,7 @@
 //! - API 0.2 service imports ([`catalog_services`], features `artifacts`,
 //!   `dynamic_tools`, `secrets`, `policy_intents`, `approvals`):
 //!   `artifact`, `dyn_register`, `dyn_unregister`, `dyn_many`,
-//!   `dyn_current`, `secret`, `policy`, plus the dynamic tools `lint` and
+//!   `dyn_current`, `secret`, `policy`, `present`, plus the dynamic tools `lint` and
 //!   `counted` (not in the initial catalog);
 //! - the sandbox ([`sandbox`]): `read_file`, `list_dir`, `write_file`, `env`,
 //!   `connect`, `stdout_flood`, `stderr_flood`;
