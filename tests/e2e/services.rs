@@ -1027,3 +1027,75 @@ fn presentation_needs_the_manifest_declaration() {
     assert!(message.contains("presentation = true"), "{message}");
     shim.shutdown();
 }
+
+// ----- the showcase example ------------------------------------------------------
+
+#[test]
+fn showcase_charts_presents_and_unlocks_a_tool() {
+    let dir = repo_root().join("examples").join("showcase");
+    assert!(
+        dir.join("showcase.wasm").is_file(),
+        "examples/showcase/showcase.wasm is missing: run scripts/build-guests first"
+    );
+    let manifest = octet_wasm::hostsim::ManifestSpec::new("showcase", ApiVersion::V0_2)
+        .description(
+            "Charts as image artifacts, a presentation panel and a tool unlocked at run time",
+        )
+        .tools(&["chart", "unlock_stats"])
+        .commands(&["charts"]);
+    let mut shim = Shim::start(&dir, "showcase.wasm", manifest);
+    let mut params =
+        InitializeParams::new(&shim.manifest, &shim.manifest_path, &shim.workspace).to_json();
+    params["contributes"]["presentation"] = json!(true);
+    let result = expect_result(&shim.initialize_with(params)).clone();
+    let features = &result["protocol"]["features"];
+    assert!(
+        features.as_array().unwrap().contains(&json!("artifacts")),
+        "{result}"
+    );
+
+    let id = tool_call(&mut shim, "chart", json!({"values": [10, 200, 90]}), None);
+    let mut png = Vec::new();
+    let (reply, children) = serve(&mut shim, id, |frame| {
+        png = base64::engine::general_purpose::STANDARD
+            .decode(frame.params()["data"]["data"].as_str().unwrap())
+            .unwrap();
+        Answer::Result(json!({"artifact_id": "artifact_chart"}))
+    });
+    assert_eq!(children.len(), 1);
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.ends_with(b"IEND\xaeB`\x82"));
+    let update = reply
+        .before
+        .iter()
+        .find(|f| f.method() == Some("presentation/update"))
+        .expect("a presentation snapshot before the result");
+    assert_eq!(update.params()["parent_request_id"], id);
+    assert_eq!(
+        update.params()["snapshot"]["activities"][0]["references"][0],
+        json!({"kind": "artifact", "id": "artifact_chart", "label": "Chart"})
+    );
+    assert_eq!(
+        expect_result(&reply)["content"][1],
+        json!({"type": "image", "artifact_id": "artifact_chart", "mime_type": "image/png", "alt": "bar chart"})
+    );
+
+    let id = tool_call(&mut shim, "unlock_stats", json!({}), None);
+    let (reply, children) = serve(&mut shim, id, |frame| {
+        assert_eq!(frame.params()["tools"][0]["name"], "chart_stats");
+        Answer::Result(json!({"revision": 1, "tools": ["chart", "unlock_stats", "chart_stats"]}))
+    });
+    assert_eq!(children.len(), 1);
+    assert_eq!(
+        tool_text(&reply),
+        "chart_stats is available from catalog revision 1"
+    );
+    let call = tool_call(&mut shim, "chart_stats", json!({}), Some(1));
+    let reply = shim.reply(call);
+    assert_eq!(
+        expect_result(&reply)["structured_content"],
+        json!({"min": 10, "max": 200, "mean": 100.0})
+    );
+    let call = tool_call(&mut shim, "chart_stats", json!({}), Some(0));
+    assert_eq!(expect_error(&shim.reply(call)).code, -32601);
+    shim.shutdown();
+}

@@ -166,3 +166,31 @@ fn duplicate_registrations_panic() {
     let mut ext = sample();
     ext.tool(Tool::new("plain", "again"), |_: Value| "x");
 }
+
+#[test]
+fn dynamic_tools_have_handlers_but_are_not_described() {
+    let mut ext = Extension::new("dynamic");
+    ext.uses_artifacts().uses_dynamic_tools().uses_approvals();
+    ext.tool(Tool::new("base", "In the initial catalog"), |_: Value| "base");
+    ext.dynamic_tool(Tool::new("later", "Registered at run time"), |_: Value| {
+        ToolResult::text("later").with_image("artifact_1", "image/png", None)
+    });
+    let description = ext.describe();
+    let names: Vec<&str> = description.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["base"]);
+    assert_eq!(
+        description.features,
+        ["artifacts", "dynamic_tools", "policy_intents", "approvals"]
+    );
+    let (_, run) = &ext.dynamic_tools[0];
+    let result = run("{}".to_owned(), &Call::detached()).unwrap();
+    assert_eq!(result.content.len(), 2);
+}
+
+#[test]
+#[should_panic(expected = "registered twice")]
+fn a_dynamic_tool_cannot_shadow_a_static_one() {
+    let mut ext = Extension::new("dynamic");
+    ext.tool(Tool::new("same", "Static"), |_: Value| "a");
+    ext.dynamic_tool(Tool::new("same", "Dynamic"), |_: Value| "b");
+}
