@@ -1,6 +1,7 @@
 //! The frame reader against a reference model (see `checks::frame_reader`).
 #![no_main]
 
+#[allow(dead_code)] // each target uses one of the checks
 #[path = "../checks.rs"]
 mod checks;
 
