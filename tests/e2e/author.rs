@@ -522,26 +522,162 @@ fn new_rust_project_builds_and_passes_check() {
     );
 }
 
-/// Only Rust has a template so far; the others say so clearly.
+/// The SDK check: a directory that is not the language's SDK is refused
+/// before anything is written.
 #[test]
-fn new_for_languages_without_a_template_says_so() {
-    for lang in ["python", "js", "c"] {
-        let work = TempDir::new().unwrap();
-        let output = octet_wasm(&[
-            "new",
-            "--lang",
-            lang,
-            "demo",
-            "--dir",
-            text(&work.path().join("demo")),
-        ]);
-        assert_eq!(output.status.code(), Some(2));
-        let message = stderr(&output);
-        assert!(
-            message.contains("is not available yet")
-                && message.contains(&format!("guest-sdk/{lang}/README.md")),
-            "{message}"
-        );
-        assert!(!work.path().join("demo").exists());
+fn new_refuses_the_wrong_sdk() {
+    let work = TempDir::new().unwrap();
+    let output = octet_wasm(&[
+        "new",
+        "--lang",
+        "python",
+        "demo",
+        "--dir",
+        text(&work.path().join("demo")),
+        "--sdk",
+        text(&repo_root().join("guest-sdk/rust")),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.contains("is not the python guest SDK (no build.py in it)"),
+        "{message}"
+    );
+    assert!(!work.path().join("demo").exists());
+}
+
+/// Installs `lang`'s build toolchain with `scripts/build-guests-<lang>` (as
+/// `scripts/test` does before the tests) when it is missing.
+fn ensure_toolchain(lang: &str) {
+    let root = repo_root();
+    let ready = match lang {
+        "python" => root
+            .join("target/python-venv/bin/componentize-py")
+            .is_file(),
+        "js" => root
+            .join("guest-sdk/js/node_modules/componentize-qjs")
+            .is_dir(),
+        "c" => {
+            Path::new("/usr/include/wasm32-wasi").is_dir()
+                && Command::new("clang-19")
+                    .arg("--version")
+                    .output()
+                    .is_ok_and(|output| output.status.success())
+        }
+        other => panic!("no toolchain check for {other}"),
+    };
+    if ready {
+        return;
     }
+    let script = root.join(format!("scripts/build-guests-{lang}"));
+    let status = Command::new(&script)
+        .arg("hello-world")
+        .status()
+        .unwrap_or_else(|err| panic!("cannot run {}: {err}", script.display()));
+    assert!(
+        status.success(),
+        "the {lang} toolchain is missing and {} could not install it ({status})",
+        script.display()
+    );
+}
+
+/// `new --lang LANG`, then the project's own `./build` (with this
+/// octet-wasm first on PATH, so the script's `check` runs too), `check`
+/// with the `--deny` flags for the runtime's unused WASI imports, and a
+/// real initialize and `hello` call through hostsim.
+fn new_project_builds_and_runs(lang: &str, deny: &[&str]) {
+    use crate::support::{Shim, cache_dir, expect_error, tool_text};
+    use octet_wasm::hostsim::{ApiVersion, ManifestSpec};
+
+    ensure_toolchain(lang);
+    let root = repo_root();
+    let work = TempDir::new().unwrap();
+    let name = "my-greeter";
+    let project = work.path().join(name);
+    ok(&[
+        "new",
+        "--lang",
+        lang,
+        name,
+        "--dir",
+        text(&project),
+        "--sdk",
+        text(&root.join("guest-sdk").join(lang)),
+    ]);
+    let bin_dir = shim_binary().parent().unwrap().to_owned();
+    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let build = Command::new(project.join("build"))
+        .env("PATH", path)
+        .env(
+            "OCTET_WASM_PYTHON",
+            root.join("target/python-venv/bin/python"),
+        )
+        .output()
+        .expect("./build starts");
+    let build_log = format!("{}\n{}", stdout(&build), stderr(&build));
+    assert!(
+        build.status.success(),
+        "{lang}: ./build failed ({}):\n{build_log}",
+        build.status
+    );
+    assert!(
+        build_log.contains("0 problem(s), 0 warning(s)"),
+        "{lang}: ./build runs check:\n{build_log}"
+    );
+    let wasm = project.join(format!("{name}.wasm"));
+    assert!(wasm.is_file(), "{lang}: no {}", wasm.display());
+
+    let manifest = project.join("extension.toml");
+    let mut check = vec!["check", text(&manifest)];
+    for capability in deny {
+        check.extend(["--deny", capability]);
+    }
+    let report = ok(&check);
+    assert!(report.contains("0 problem(s), 0 warning(s)"), "{report}");
+    // The manifest withholds what the runtime imports but never uses.
+    let strict = octet_wasm(&["check", text(&manifest)]);
+    assert_eq!(strict.status.code(), Some(1), "{}", stdout(&strict));
+    for capability in deny {
+        assert!(
+            stdout(&strict).contains(&format!("capabilities.{capability}")),
+            "{}",
+            stdout(&strict)
+        );
+    }
+    let written = toml_file(&manifest);
+    assert_eq!(written["capabilities"]["filesystem"].as_str(), Some("none"));
+    assert_eq!(written["capabilities"]["network"].as_bool(), Some(false));
+    assert_eq!(written["capabilities"]["process"].as_bool(), Some(false));
+
+    // Compiled ahead, as an installer would: the interpreters take seconds.
+    ok(&["compile", "--cache-dir", text(&cache_dir()), text(&wasm)]);
+    let spec = ManifestSpec::new(name, ApiVersion::V0_2)
+        .description(written["description"].as_str().unwrap())
+        .tools(&["hello"]);
+    let mut shim = Shim::start(&project, &format!("{name}.wasm"), spec);
+    let result = shim.initialize();
+    assert_eq!(result["api_version"], "0.2", "{result}");
+    let reply = shim.tool("hello", json!({"name": "octet"}));
+    assert_eq!(tool_text(&reply), "Hello, octet!", "{}", reply.frame.raw);
+    let reply = shim.tool("hello", json!({"name": 7}));
+    assert_eq!(expect_error(&reply).code, -32602, "{}", reply.frame.raw);
+    shim.shutdown();
+}
+
+#[test]
+fn new_python_project_builds_runs_and_passes_check() {
+    new_project_builds_and_runs("python", &["filesystem", "network"]);
+}
+
+#[test]
+fn new_js_project_builds_runs_and_passes_check() {
+    new_project_builds_and_runs("js", &["filesystem"]);
+}
+
+#[test]
+fn new_c_project_builds_runs_and_passes_check() {
+    new_project_builds_and_runs("c", &["filesystem"]);
 }

@@ -1,10 +1,12 @@
 //! `octet-wasm new --lang LANG NAME [--dir DIR]`: a working extension
-//! project from the templates in `host/templates/<lang>/` (compiled into
-//! the binary).
+//! project from the templates in `host/templates/<lang>/` and the shared
+//! `host/templates/extension.toml.tmpl` (compiled into the binary): one
+//! `hello` tool, a `build` script writing `NAME.wasm` beside the manifest,
+//! a README and a .gitignore.
 //!
 //! The guest SDKs are not published to a registry, so the project points at
 //! an SDK on disk: `--sdk PATH` (the language's SDK directory, e.g.
-//! `guest-sdk/rust`), else `$OCTET_WASM_SDK_DIR/<lang>` (the repository's
+//! `guest-sdk/python`), else `$OCTET_WASM_SDK_DIR/<lang>` (the repository's
 //! `guest-sdk` directory), else `guest-sdk/<lang>` in the current directory
 //! or one of its parents (a checkout of octet-wasm). The binary's own path
 //! is never used: an installed or copied binary says nothing about where
@@ -50,54 +52,63 @@ pub struct NewArgs {
     sdk: Option<PathBuf>,
 }
 
-/// One file of a template: its path in the project and its text.
+/// One file of a template: its path in the project (`{{name}}` and
+/// `{{crate}}` allowed) and its text.
 struct TemplateFile {
     path: &'static str,
     text: &'static str,
     executable: bool,
 }
 
-const RUST: &[TemplateFile] = &[
-    TemplateFile {
-        path: "Cargo.toml",
-        text: include_str!("../../templates/rust/Cargo.toml.tmpl"),
-        executable: false,
-    },
-    TemplateFile {
-        path: "src/lib.rs",
-        text: include_str!("../../templates/rust/src/lib.rs.tmpl"),
-        executable: false,
-    },
-    TemplateFile {
-        path: "extension.toml",
-        text: include_str!("../../templates/rust/extension.toml.tmpl"),
-        executable: false,
-    },
-    TemplateFile {
-        path: "build",
-        text: include_str!("../../templates/rust/build.tmpl"),
-        executable: true,
-    },
-    TemplateFile {
-        path: "README.md",
-        text: include_str!("../../templates/rust/README.md.tmpl"),
-        executable: false,
-    },
-    TemplateFile {
-        path: ".gitignore",
-        text: include_str!("../../templates/rust/gitignore.tmpl"),
-        executable: false,
-    },
-];
+macro_rules! template_file {
+    ($path:literal, $executable:literal, $($part:literal),+) => {
+        TemplateFile {
+            path: $path,
+            text: include_str!(concat!("../../templates/", $($part),+)),
+            executable: $executable,
+        }
+    };
+}
 
-fn template(lang: Lang) -> Result<&'static [TemplateFile], String> {
-    match lang {
-        Lang::Rust => Ok(RUST),
-        other => {
-            let lang = other.dir_name();
-            Err(format!(
-                "`new --lang {lang}` is not available yet: octet-wasm has no {lang} template; follow the quick start in guest-sdk/{lang}/README.md (complete extensions: examples/*/{lang}/), or use --lang rust"
-            ))
+/// A language's template: its sources (`project path => template file`
+/// under `templates/<lang>/`), then what every language has: an executable
+/// `build`, a README, a .gitignore and the shared extension.toml.
+macro_rules! language {
+    ($lang:literal: $($path:literal => $source:literal),+) => {
+        &[
+            $(template_file!($path, false, $lang, "/", $source),)+
+            template_file!("build", true, $lang, "/build.tmpl"),
+            template_file!("README.md", false, $lang, "/README.md.tmpl"),
+            template_file!(".gitignore", false, $lang, "/gitignore.tmpl"),
+            template_file!("extension.toml", false, "extension.toml.tmpl"),
+        ]
+    };
+}
+
+const RUST: &[TemplateFile] = language!("rust":
+    "Cargo.toml" => "Cargo.toml.tmpl",
+    "src/lib.rs" => "src/lib.rs.tmpl");
+const PYTHON: &[TemplateFile] = language!("python": "{{crate}}.py" => "main.py.tmpl");
+const JS: &[TemplateFile] = language!("js": "{{name}}.js" => "main.js.tmpl");
+const C: &[TemplateFile] = language!("c": "{{name}}.c" => "main.c.tmpl");
+
+impl Lang {
+    fn template(self) -> &'static [TemplateFile] {
+        match self {
+            Lang::Rust => RUST,
+            Lang::Python => PYTHON,
+            Lang::Js => JS,
+            Lang::C => C,
+        }
+    }
+
+    /// A file the SDK directory must hold: one the build script uses.
+    fn sdk_marker(self) -> &'static str {
+        match self {
+            Lang::Rust => "Cargo.toml",
+            Lang::Python => "build.py",
+            Lang::Js => "bin/octet-guest-build.mjs",
+            Lang::C => "octet.h",
         }
     }
 }
@@ -112,10 +123,7 @@ fn valid_name(name: &str) -> bool {
 
 /// The SDK directory for `lang` (see the module docs), checked.
 fn sdk_dir(lang: Lang, given: Option<&Path>) -> Result<PathBuf, String> {
-    let marker = match lang {
-        Lang::Rust => "Cargo.toml",
-        Lang::Python | Lang::Js | Lang::C => "README.md",
-    };
+    let marker = lang.sdk_marker();
     let lang_dir = lang.dir_name();
     let candidate = given.map(Path::to_path_buf).or_else(|| {
         std::env::var_os("OCTET_WASM_SDK_DIR")
@@ -161,7 +169,7 @@ pub fn run(args: NewArgs) -> Result<(), String> {
             args.name
         ));
     }
-    let files = template(args.lang)?;
+    let files = args.lang.template();
     let sdk = sdk_dir(args.lang, args.sdk.as_deref())?;
     let dir = args.dir.unwrap_or_else(|| PathBuf::from(&args.name));
     if dir.exists()
@@ -175,20 +183,22 @@ pub fn run(args: NewArgs) -> Result<(), String> {
         ));
     }
     let sdk_text = sdk.to_string_lossy();
-    // The SDK path lands in TOML strings: refuse what would need escaping.
-    if sdk_text.contains(['"', '\\', '\n']) {
+    // The SDK path lands in TOML, JavaScript and shell strings: refuse what
+    // would need escaping.
+    if sdk_text.contains(['"', '\\', '\n', '$', '`']) {
         return Err(format!(
-            "the SDK path {sdk_text} contains characters a manifest string cannot hold unescaped"
+            "the SDK path {sdk_text} contains characters the project's files cannot hold unescaped"
         ));
     }
     let crate_name = args.name.replace('-', "_");
-    for file in files {
-        let text = file
-            .text
-            .replace("{{name}}", &args.name)
+    let fill = |text: &str| {
+        text.replace("{{name}}", &args.name)
             .replace("{{crate}}", &crate_name)
-            .replace("{{sdk}}", &sdk_text);
-        let path = dir.join(file.path);
+            .replace("{{sdk}}", &sdk_text)
+    };
+    for file in files {
+        let text = fill(file.text);
+        let path = dir.join(fill(file.path));
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|err| format!("cannot create {}: {err}", parent.display()))?;
