@@ -21,6 +21,7 @@ mod isolation;
 mod manifest_mismatch;
 mod negotiation;
 mod progress;
+mod python_services;
 mod services;
 mod shutdown;
 mod support;

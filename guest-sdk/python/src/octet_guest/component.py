@@ -93,12 +93,14 @@ class Guest(exports.Guest):
         _guard("init", run)
 
     def call_tool(self, call: wit.ToolCall, cx: wit.CallContext) -> wit.ToolResult:
-        entry = self.ext._tools.get(call.name)
+        # Described and dynamic tools alike: the shim has already checked the
+        # name against the catalog revision the call is pinned to.
+        handler = self.ext._tool_handler(call.name)
 
         def run() -> wit.ToolResult:
-            if entry is None:
+            if handler is None:
                 raise _unknown("tool", call.name)
-            value = entry[1](_arguments(call.arguments), from_call_context(cx))
+            value = handler(_arguments(call.arguments), from_call_context(cx))
             return to_tool_result(value)
 
         return _guard(f"tool {call.name}", run)

@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from wit_world.imports import types as wit
 
-from . import host
+from . import agents, host, services
 from .values import lifecycle_kind, to_json
 
 Handler = Callable[..., Any]
@@ -77,6 +77,9 @@ class Extension:
         for feature in features or []:
             self.uses_feature(feature)
         self._tools: Dict[str, Tuple[wit.ToolDefinition, _Registered]] = {}
+        # Tools with a handler but not in the described catalog (revision 0):
+        # offered once `register_tools` adds them.
+        self._dynamic_tools: Dict[str, Tuple[wit.ToolDefinition, _Registered]] = {}
         self._commands: Dict[str, Tuple[wit.CommandDefinition, _Registered]] = {}
         self._hooks: Dict[str, _Registered] = {}
         self._context: Optional[_Registered] = None
@@ -125,6 +128,36 @@ class Extension:
         """Declares ``request_progress`` and ``progress_decoration``."""
         return self.uses_feature("request_progress", "progress_decoration")
 
+    def uses_artifacts(self) -> "Extension":
+        """Declares ``artifacts``, needed by :meth:`publish_artifact` and by
+        image and audio parts."""
+        return self.uses_feature("artifacts")
+
+    def uses_dynamic_tools(self) -> "Extension":
+        """Declares ``dynamic_tools``, needed by :meth:`register_tools`,
+        :meth:`unregister_tools` and :meth:`current_tools`."""
+        return self.uses_feature("dynamic_tools")
+
+    def uses_secrets(self) -> "Extension":
+        """Declares ``secrets``, needed by :meth:`get_secret` (the host
+        offers it only with a non-empty ``[capabilities] secrets``)."""
+        return self.uses_feature("secrets")
+
+    def uses_policy(self) -> "Extension":
+        """Declares ``policy_intents``, needed by :meth:`evaluate_policy`."""
+        return self.uses_feature("policy_intents")
+
+    def uses_approvals(self) -> "Extension":
+        """Declares ``policy_intents`` and ``approvals`` (approval tokens)."""
+        return self.uses_policy().uses_feature("approvals")
+
+    def uses_agents(self, model_selection: bool = False) -> "Extension":
+        """Declares ``agent_sessions`` (child agents), and with
+        ``model_selection`` also ``agent_model_selection_v1`` (choosing a
+        child's model, :meth:`list_models`)."""
+        self.uses_feature("agent_sessions")
+        return self.uses_feature("agent_model_selection_v1") if model_selection else self
+
     def has_feature(self, feature: str) -> bool:
         """Whether ``feature`` was negotiated (known after ``init``)."""
         return feature in self.features
@@ -140,8 +173,27 @@ class Extension:
         become an ``is_error`` result with their text; raise
         :class:`InvalidParams` for -32602, :class:`Cancelled` for -32800."""
 
+        return self._tool_decorator(self._tools, name, description, parameters, output_schema)
+
+    def dynamic_tool(self, name: str, description: Optional[str] = None,
+                     parameters: Optional[Dict[str, Any]] = None, *,
+                     output_schema: Optional[Dict[str, Any]] = None
+                     ) -> Callable[[Handler], Handler]:
+        """Registers the handler of a tool that is not in the initial
+        catalog (API 0.2, ``dynamic_tools``; see :meth:`uses_dynamic_tools`):
+        it is offered once :meth:`register_tools` adds it by name, and its
+        calls then reach this handler. Register at module level, so every
+        instance can serve it. Handlers work as for :meth:`tool`."""
+        return self._tool_decorator(
+            self._dynamic_tools, name, description, parameters, output_schema
+        )
+
+    def _tool_decorator(self, registry: Dict[str, Any], name: str,
+                        description: Optional[str], parameters: Optional[Dict[str, Any]],
+                        output_schema: Optional[Dict[str, Any]]) -> Callable[[Handler], Handler]:
         def register(function: Handler) -> Handler:
-            _unique(self._tools, name, "tool")
+            if name in self._tools or name in self._dynamic_tools:
+                raise ValueError(f"tool {name!r} is registered twice")
             text = description or _doc(function) or name
             definition = wit.ToolDefinition(
                 name,
@@ -149,10 +201,20 @@ class Extension:
                 to_json(DEFAULT_PARAMETERS if parameters is None else parameters),
                 None if output_schema is None else to_json(output_schema),
             )
-            self._tools[name] = (definition, _Registered(function))
+            registry[name] = (definition, _Registered(function))
             return function
 
         return register
+
+    def _tool_handler(self, name: str) -> Optional["_Registered"]:
+        entry = self._tools.get(name) or self._dynamic_tools.get(name)
+        return None if entry is None else entry[1]
+
+    def _definitions(self) -> Dict[str, wit.ToolDefinition]:
+        """Every tool definition this extension registered, by name."""
+        known = {name: entry[0] for name, entry in self._tools.items()}
+        known.update((name, entry[0]) for name, entry in self._dynamic_tools.items())
+        return known
 
     def command(self, name: str, description: Optional[str] = None,
                 usage: Optional[str] = None) -> Callable[[Handler], Handler]:
@@ -292,6 +354,65 @@ class Extension:
     def contribute_status(self, item: Any, surface: str = "status") -> None:
         """See :func:`octet_guest.host.contribute_status`."""
         host.contribute_status(item, surface)
+
+    # --- API 0.2 host services (see octet_guest.services) ------------------
+
+    def publish_artifact(self, mime_type: str, data: bytes) -> str:
+        """See :func:`octet_guest.services.publish_artifact`."""
+        return services.publish_artifact(mime_type, data)
+
+    def register_tools(self, tools: Any) -> "services.CatalogUpdate":
+        """See :func:`octet_guest.services.register_tools`; names are looked
+        up among this extension's tools."""
+        return services.register_tools(tools, self._definitions())
+
+    def unregister_tools(self, names: Any) -> "services.CatalogUpdate":
+        """See :func:`octet_guest.services.unregister_tools`."""
+        return services.unregister_tools(names)
+
+    def current_tools(self) -> "services.CatalogUpdate":
+        """See :func:`octet_guest.services.current_tools`."""
+        return services.current_tools()
+
+    def get_secret(self, name: str) -> str:
+        """See :func:`octet_guest.services.get_secret`."""
+        return services.get_secret(name)
+
+    def evaluate_policy(self, intent: Any, token: Optional[str] = None) -> "services.Verdict":
+        """See :func:`octet_guest.services.evaluate_policy`."""
+        return services.evaluate_policy(intent, token)
+
+    def update_presentation(self, snapshot: Any, owner: Any = None) -> None:
+        """See :func:`octet_guest.services.update_presentation`."""
+        services.update_presentation(snapshot, owner)
+
+    def spawn_agent(self, task_name: str, message: str, **policy: Any) -> Any:
+        """See :func:`octet_guest.agents.spawn_agent`."""
+        return agents.spawn_agent(task_name, message, **policy)
+
+    def message_agent(self, target: str, message: str) -> Any:
+        """See :func:`octet_guest.agents.message_agent`."""
+        return agents.message_agent(target, message)
+
+    def follow_up_agent(self, target: str, message: str) -> Any:
+        """See :func:`octet_guest.agents.follow_up_agent`."""
+        return agents.follow_up_agent(target, message)
+
+    def list_agents(self) -> Any:
+        """See :func:`octet_guest.agents.list_agents`."""
+        return agents.list_agents()
+
+    def wait_agents(self, timeout_ms: Optional[int] = None) -> Any:
+        """See :func:`octet_guest.agents.wait_agents`."""
+        return agents.wait_agents(timeout_ms)
+
+    def interrupt_agent(self, target: str) -> Any:
+        """See :func:`octet_guest.agents.interrupt_agent`."""
+        return agents.interrupt_agent(target)
+
+    def list_models(self, query: Optional[str] = None, limit: Optional[int] = None) -> Any:
+        """See :func:`octet_guest.agents.list_models`."""
+        return agents.list_models(query, limit)
 
     def run(self) -> None:
         """Kept for apps written for the process-based SDK: in a component the

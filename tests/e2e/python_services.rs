@@ -1,0 +1,396 @@
+//! The Python guest SDK's API 0.2 services end to end: the Python test guest
+//! (`tests/guests/python-services/app.py`, built by
+//! `scripts/build-guests-python` into `target/components/python/services.wasm`)
+//! run by the real binary, with hostsim playing the host. Each test checks
+//! the frames the shim writes for the SDK's calls (artifacts inline, dynamic
+//! tool registration and dispatch of the registered tool, secrets, policy,
+//! presentation) and what the handler received, host errors included.
+//!
+//! The component is 18 MB of CPython: `scripts/test` compiles it into
+//! `target/e2e-cache` first (`octet-wasm compile --cache-dir target/e2e-cache
+//! target/components/python/services.wasm`) so initialize stays fast.
+
+use crate::support::*;
+use base64::Engine as _;
+use octet_wasm::hostsim::{
+    ApiVersion, ChildId, Frame, FrameKind, HOST_OPTIONAL_FEATURES, InitializeParams, ManifestSpec,
+    Reply,
+};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+/// The guest's described tools (catalog revision 0); `lint` and `counted`
+/// are dynamic.
+const TOOLS: [&str; 8] = [
+    "artifact", "unlock", "lock", "catalog", "secret", "policy", "present", "catch",
+];
+
+/// What the simulated host answers to a child request.
+enum Answer {
+    Result(Value),
+    Error(i64, &'static str),
+    Ignore,
+}
+
+/// Waits for the reply to `id`, answering every child request with
+/// `answer`; returns the reply and the child requests seen.
+fn serve(
+    shim: &mut Shim,
+    id: u64,
+    mut answer: impl FnMut(&Frame) -> Answer,
+) -> (Reply, Vec<Frame>) {
+    let mut children = Vec::new();
+    let mut before = Vec::new();
+    loop {
+        let frame = shim
+            .recv(REQUEST_TIMEOUT)
+            .unwrap_or_else(|error| panic!("waiting for the reply to {id}: {error}"));
+        match &frame.kind {
+            FrameKind::Response { id: got, .. } if *got == id => {
+                return (Reply { frame, before }, children);
+            }
+            FrameKind::Request { id: child, .. } => {
+                let child: ChildId = child.clone();
+                match answer(&frame) {
+                    Answer::Result(result) => shim.respond(&child, result).expect("respond"),
+                    Answer::Error(code, message) => shim
+                        .respond_error(&child, code, message)
+                        .expect("respond with an error"),
+                    Answer::Ignore => {}
+                }
+                children.push(frame.clone());
+            }
+            _ => {}
+        }
+        before.push(frame);
+    }
+}
+
+/// The Python services guest with a generated manifest; the returned
+/// directory holds its `extension.toml` and must outlive the shim.
+fn start() -> (Shim, TempDir) {
+    let component = component("python/services");
+    let dir = tempfile::tempdir().expect("create a temporary directory");
+    let component_arg = component.to_string_lossy().into_owned();
+    let manifest = ManifestSpec::new("python-services", ApiVersion::V0_2)
+        .description("The Python SDK's service wrappers")
+        .tools(&TOOLS);
+    let toml = manifest.to_extension_toml("octet-wasm", &["run", &component_arg]);
+    std::fs::write(dir.path().join("extension.toml"), toml).expect("write the manifest");
+    (Shim::start(dir.path(), &component_arg, manifest), dir)
+}
+
+/// Initializes with the secrets broker (`secrets`, `approvals` offered,
+/// `tracker.api_key` declared) and presentation, or with only `offered`.
+fn initialize(shim: &mut Shim, offered: Option<&[&str]>) -> Value {
+    let mut features: Vec<&str> = HOST_OPTIONAL_FEATURES.to_vec();
+    features.extend(["secrets", "approvals"]);
+    let mut params = InitializeParams::new(&shim.manifest, &shim.manifest_path, &shim.workspace)
+        .optional_features(offered.unwrap_or(&features))
+        .to_json();
+    if offered.is_none() {
+        params["capabilities"]["secrets"] = json!(["tracker.api_key"]);
+        params["contributes"]["presentation"] = json!(true);
+    }
+    expect_result(&shim.initialize_with(params)).clone()
+}
+
+fn tool_call(shim: &mut Shim, name: &str, arguments: Value, revision: Option<u64>) -> u64 {
+    let mut params = shim.tool_params(name, arguments);
+    if let Some(revision) = revision {
+        params["catalog_revision"] = json!(revision);
+    }
+    shim.send_request("tool/call", params)
+}
+
+fn catalog(extra: &[&str]) -> Value {
+    let mut names: Vec<&str> = TOOLS.to_vec();
+    names.extend_from_slice(extra);
+    json!(names)
+}
+
+/// How the guest reports a catalog: the shim hands over the names sorted.
+fn reported(revision: u64, extra: &[&str]) -> String {
+    let mut names: Vec<&str> = TOOLS.to_vec();
+    names.extend_from_slice(extra);
+    names.sort_unstable();
+    format!("revision {revision}: {}", names.join(","))
+}
+
+#[test]
+fn python_guest_reaches_every_service() {
+    let (mut shim, _dir) = start();
+    let result = initialize(&mut shim, None);
+    let features = protocol(&result)["features"].clone();
+    for feature in [
+        "artifacts",
+        "dynamic_tools",
+        "secrets",
+        "policy_intents",
+        "approvals",
+    ] {
+        assert!(
+            features.as_array().unwrap().contains(&json!(feature)),
+            "{feature} not negotiated: {result}"
+        );
+    }
+
+    // ----- artifacts: published inline, referenced by an image part.
+    let id = tool_call(
+        &mut shim,
+        "artifact",
+        json!({"mime_type": "image/png", "size": 1024}),
+        None,
+    );
+    let (reply, children) = serve(&mut shim, id, |_| {
+        Answer::Result(json!({"artifact_id": "artifact_py1"}))
+    });
+    assert_eq!(children.len(), 1, "{:?}", raws(&children));
+    let publish = &children[0];
+    assert_eq!(
+        publish.method(),
+        Some("artifact/publish"),
+        "{}",
+        publish.raw
+    );
+    let params = publish.params();
+    assert_eq!(params["parent_request_id"], id);
+    assert_eq!(params["mime_type"], "image/png");
+    assert_eq!(params["size"], 1024);
+    assert_eq!(params["data"]["encoding"], "base64");
+    let data = base64::engine::general_purpose::STANDARD
+        .decode(params["data"]["data"].as_str().unwrap())
+        .expect("base64");
+    assert_eq!(data.len(), 1024);
+    assert!(data.starts_with(b"\x89PNG\r\n\x1a\n"));
+    assert!(data[8..].iter().all(|b| *b == 0));
+    assert_eq!(
+        expect_result(&reply)["content"],
+        json!([
+            {"type": "text", "text": "id: artifact_py1"},
+            {"type": "image", "artifact_id": "artifact_py1", "mime_type": "image/png", "alt": "python"},
+        ])
+    );
+    // Audio parts reference artifacts the same way.
+    let id = tool_call(
+        &mut shim,
+        "artifact",
+        json!({"mime_type": "audio/flac", "size": 16}),
+        None,
+    );
+    let (reply, _) = serve(&mut shim, id, |_| {
+        Answer::Result(json!({"artifact_id": "artifact_py2"}))
+    });
+    assert_eq!(
+        expect_result(&reply)["content"][1],
+        json!({"type": "audio", "artifact_id": "artifact_py2", "mime_type": "audio/flac"})
+    );
+
+    // ----- dynamic tools: `lint` is not described, registered by name with
+    // the definition given to @ext.dynamic_tool, then served by call-tool.
+    let call = tool_call(&mut shim, "lint", json!({}), Some(0));
+    assert_eq!(expect_error(&shim.reply(call)).code, -32601);
+    let id = tool_call(
+        &mut shim,
+        "unlock",
+        json!({"names": ["lint", "counted"]}),
+        None,
+    );
+    let (reply, children) = serve(&mut shim, id, |frame| {
+        assert_eq!(frame.method(), Some("tools/register"), "{}", frame.raw);
+        Answer::Result(json!({"revision": 1, "tools": catalog(&["lint", "counted"])}))
+    });
+    assert_eq!(
+        *children[0].params(),
+        json!({"tools": [
+            {"name": "lint", "description": "Lint (dynamic)", "parameters": {"type": "object"}},
+            {"name": "counted", "description": "A dynamic tool with an output schema",
+             "parameters": {"type": "object"},
+             "output_schema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}},
+        ]}),
+        "{}",
+        children[0].raw
+    );
+    assert_eq!(tool_text(&reply), reported(1, &["lint", "counted"]));
+    let call = tool_call(&mut shim, "lint", json!({"path": "src"}), Some(1));
+    let reply = shim.reply(call);
+    assert_eq!(tool_text(&reply), "lint ok: src");
+    assert_eq!(expect_result(&reply)["metadata"], json!({"request": call}));
+    let call = tool_call(&mut shim, "counted", json!({}), Some(1));
+    let reply = shim.reply(call);
+    assert_eq!(expect_result(&reply)["structured_content"], json!({"n": 1}));
+    // `current` hands over the committed names in the host's order.
+    let call = tool_call(&mut shim, "catalog", json!({}), None);
+    assert_eq!(
+        tool_text(&shim.reply(call)),
+        format!("revision 1: {},lint,counted", TOOLS.join(","))
+    );
+    let id = tool_call(&mut shim, "lock", json!({"names": ["lint"]}), None);
+    let (reply, children) = serve(&mut shim, id, |frame| {
+        assert_eq!(frame.method(), Some("tools/unregister"), "{}", frame.raw);
+        assert_eq!(*frame.params(), json!({"names": ["lint"]}));
+        Answer::Result(json!({"revision": 2, "tools": catalog(&["counted"])}))
+    });
+    assert_eq!(children.len(), 1);
+    assert_eq!(tool_text(&reply), reported(2, &["counted"]));
+    let call = tool_call(&mut shim, "lint", json!({}), Some(2));
+    assert_eq!(expect_error(&shim.reply(call)).code, -32601);
+    let call = tool_call(&mut shim, "lint", json!({"path": "old"}), Some(1));
+    assert_eq!(tool_text(&shim.reply(call)), "lint ok: old");
+
+    // ----- secrets: brokered for the declared name; the broker's error
+    // reaches the handler as RpcError, and uncaught is answered as is.
+    let id = tool_call(
+        &mut shim,
+        "secret",
+        json!({"name": "tracker.api_key"}),
+        None,
+    );
+    let (reply, children) = serve(&mut shim, id, |_| {
+        Answer::Result(json!({"value": "hunter2-hunter2"}))
+    });
+    assert_eq!(
+        *children[0].params(),
+        json!({"parent_request_id": id, "name": "tracker.api_key"})
+    );
+    assert_eq!(children[0].method(), Some("secret/get"));
+    assert_eq!(tool_text(&reply), "secret of 15 bytes");
+    let id = tool_call(
+        &mut shim,
+        "secret",
+        json!({"name": "tracker.api_key"}),
+        None,
+    );
+    let (reply, _) = serve(&mut shim, id, |_| {
+        Answer::Error(-32004, "secret is unavailable")
+    });
+    let error = expect_error(&reply);
+    assert_eq!(
+        (error.code, error.message.as_str()),
+        (-32004, "secret is unavailable")
+    );
+    let id = tool_call(
+        &mut shim,
+        "catch",
+        json!({"service": "secret", "name": "tracker.api_key"}),
+        None,
+    );
+    let (reply, _) = serve(&mut shim, id, |_| {
+        Answer::Error(-32004, "secret is unavailable")
+    });
+    assert_eq!(tool_text(&reply), "RpcError -32004: secret is unavailable");
+    // An undeclared name never leaves the shim: InvalidParams naming it.
+    let id = tool_call(
+        &mut shim,
+        "catch",
+        json!({"service": "secret", "name": "undeclared"}),
+        None,
+    );
+    let (reply, children) = serve(&mut shim, id, |_| Answer::Ignore);
+    assert!(children.is_empty(), "{:?}", raws(&children));
+    let text = tool_text(&reply);
+    assert!(
+        text.starts_with("InvalidParams -: secret \"undeclared\" is not declared"),
+        "{text}"
+    );
+    assert!(!stderr_text(&shim).contains("hunter2"));
+
+    // ----- policy: the intent goes out in the wire's shape; an approval
+    // token comes back and is redeemed with the identical intent.
+    let token = "ab".repeat(32);
+    let intent = json!({
+        "target": {"label": "Open issue"}, "data_classes": ["user_text"], "destructive": true,
+    });
+    let id = tool_call(&mut shim, "policy", intent.clone(), None);
+    let answer_token = token.clone();
+    let (reply, children) = serve(&mut shim, id, |frame| {
+        assert_eq!(frame.method(), Some("policy/evaluate"), "{}", frame.raw);
+        Answer::Result(json!({"decision": "ask", "approval_token": answer_token}))
+    });
+    assert_eq!(
+        *children[0].params(),
+        json!({"parent_request_id": id, "intent": {
+            "kind": "external_side_effect", "operation": "issues.create",
+            "target": {"label": "Open issue"}, "data_classes": ["user_text"],
+            "adapter_hints": {"destructive": true},
+        }})
+    );
+    assert_eq!(tool_text(&reply), format!("decision: ask, token: {token}"));
+    let mut redeem = intent;
+    redeem["token"] = json!(token);
+    let id = tool_call(&mut shim, "policy", redeem, None);
+    let (reply, children) = serve(&mut shim, id, |_| {
+        Answer::Result(json!({"decision": "allow", "approval_token": null}))
+    });
+    assert_eq!(children[0].params()["approval_token"], json!(token));
+    assert_eq!(tool_text(&reply), "decision: allow, token: none");
+
+    // ----- presentation: parented by the request, or for the call's owner.
+    let snapshot = json!({"revision": 1, "status": {"state": "running", "label": "py"}});
+    let id = tool_call(&mut shim, "present", json!({"snapshot": snapshot}), None);
+    let (reply, _) = serve(&mut shim, id, |_| Answer::Ignore);
+    assert_eq!(tool_text(&reply), "presented");
+    assert_eq!(
+        reply.before[0].value,
+        json!({"jsonrpc": "2.0", "method": "presentation/update",
+               "params": {"snapshot": snapshot, "parent_request_id": id}})
+    );
+    let id = tool_call(
+        &mut shim,
+        "present",
+        json!({"snapshot": {"revision": 2}, "owner": true}),
+        None,
+    );
+    let (reply, _) = serve(&mut shim, id, |_| Answer::Ignore);
+    assert_eq!(tool_text(&reply), "presented");
+    assert_eq!(
+        *reply.before[0].params(),
+        json!({"snapshot": {"revision": 2}, "resource_owner": {
+            "session_id": "session-1", "extension_instance_id": "instance-1", "process_generation": 1}})
+    );
+    // A bound the shim enforces reaches the handler as InvalidParams.
+    let id = tool_call(
+        &mut shim,
+        "present",
+        json!({"snapshot": {"revision": 2}}),
+        None,
+    );
+    let (reply, _) = serve(&mut shim, id, |_| Answer::Ignore);
+    let error = expect_error(&reply);
+    assert_eq!(error.code, -32602);
+    assert!(
+        error.message.contains("does not increase"),
+        "{}",
+        error.message
+    );
+    shim.shutdown();
+}
+
+#[test]
+fn python_services_without_negotiation_raise_rpc_errors() {
+    let (mut shim, _dir) = start();
+    initialize(&mut shim, Some(&["request_progress"]));
+    for (service, feature) in [
+        ("artifact", "`artifacts`"),
+        ("register", "`dynamic_tools`"),
+        ("secret", "`secrets`"),
+    ] {
+        let id = tool_call(
+            &mut shim,
+            "catch",
+            json!({"service": service, "mime_type": "image/png"}),
+            None,
+        );
+        let (reply, children) = serve(&mut shim, id, |_| Answer::Ignore);
+        assert!(children.is_empty() && reply.before.is_empty(), "{service}");
+        let text = tool_text(&reply);
+        assert!(text.starts_with("RpcError -32601: "), "{service}: {text}");
+        assert!(text.contains(feature), "{service}: {text}");
+    }
+    // Uncaught, the refusal is the tool call's error.
+    let id = tool_call(&mut shim, "unlock", json!({}), None);
+    let (reply, children) = serve(&mut shim, id, |_| Answer::Ignore);
+    assert!(children.is_empty());
+    assert_eq!(expect_error(&reply).code, -32601);
+    shim.shutdown();
+}
