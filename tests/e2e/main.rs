@@ -8,6 +8,7 @@
 //! (`target/e2e-cache`) so each component compiles once per run.
 
 mod adversarial;
+mod agents;
 mod author;
 mod bad_input;
 mod cache;

@@ -91,7 +91,7 @@ pub fn example_dir(name: &str) -> PathBuf {
 
 /// The probe guest's tools (`tests/guests/probe/src/lib.rs`);
 /// `contributes.tools` must equal them exactly.
-pub const PROBE_TOOLS: [&str; 40] = [
+pub const PROBE_TOOLS: [&str; 47] = [
     // outcomes
     "echo",
     "fail",
@@ -140,6 +140,14 @@ pub const PROBE_TOOLS: [&str; 40] = [
     "dyn_unregister",
     "dyn_many",
     "dyn_current",
+    // child agent sessions
+    "agent_spawn",
+    "agent_send",
+    "agent_follow_up",
+    "agent_list",
+    "agent_wait",
+    "agent_interrupt",
+    "agent_models",
 ];
 
 /// The probe's manifest.

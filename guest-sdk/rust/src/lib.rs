@@ -50,6 +50,7 @@
 
 #![warn(missing_docs)]
 
+pub mod agents;
 pub mod artifacts;
 #[doc(hidden)]
 #[allow(missing_docs)]

@@ -353,6 +353,18 @@ impl Extension {
         self.uses_feature("policy_intents")
     }
 
+    /// Declares `agent_sessions`, needed by [`agents`](crate::agents) (the
+    /// host offers it only where the child-session service is bound).
+    pub fn uses_agents(&mut self) -> &mut Self {
+        self.uses_feature("agent_sessions")
+    }
+
+    /// Declares `agent_sessions` and `agent_model_selection_v1` (model
+    /// selection and [`agents::list_models`](crate::agents::list_models)).
+    pub fn uses_agent_model_selection(&mut self) -> &mut Self {
+        self.uses_agents().uses_feature("agent_model_selection_v1")
+    }
+
     /// Declares `policy_intents` and `approvals` (approval tokens).
     pub fn uses_approvals(&mut self) -> &mut Self {
         self.uses_policy().uses_feature("approvals")

@@ -171,7 +171,10 @@ fn duplicate_registrations_panic() {
 fn dynamic_tools_have_handlers_but_are_not_described() {
     let mut ext = Extension::new("dynamic");
     ext.uses_artifacts().uses_dynamic_tools().uses_approvals();
-    ext.tool(Tool::new("base", "In the initial catalog"), |_: Value| "base");
+    ext.tool(
+        Tool::new("base", "In the initial catalog"),
+        |_: Value| "base",
+    );
     ext.dynamic_tool(Tool::new("later", "Registered at run time"), |_: Value| {
         ToolResult::text("later").with_image("artifact_1", "image/png", None)
     });

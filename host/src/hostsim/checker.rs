@@ -457,6 +457,20 @@ impl FrameChecker {
                 }
                 method == "artifact/publish" && self.parent_is_tool_call(&params)
             }
+            // Child agent sessions (protocol-services §6.2): without
+            // `agent_sessions` fatal, except `agent/models` (answered
+            // -32602). Over the worker slots they are answered -32000, not
+            // fatal, so they are not counted.
+            "agent/spawn" | "agent/message" | "agent/follow_up" | "agent/list" | "agent/wait"
+            | "agent/interrupt" => {
+                if !self.features.contains("agent_sessions") {
+                    return Err((
+                        Rule::NotNegotiated,
+                        format!("`{method}` without the negotiated `agent_sessions` feature"),
+                    ));
+                }
+                false
+            }
             // Unknown requests are answered -32601 by the host.
             _ => false,
         };

@@ -365,6 +365,61 @@ impl Bridge for Session {
         self.update_presentation_for(scope, snapshot, owner).await
     }
 
+    async fn spawn_agent(
+        &self,
+        scope: Option<Self::Scope>,
+        request: SpawnRequest,
+    ) -> Result<Spawned, GuestError> {
+        self.spawn_agent_for(scope, request).await
+    }
+
+    async fn steer_agent(
+        &self,
+        scope: Option<Self::Scope>,
+        target: String,
+        message: String,
+    ) -> Result<Steered, GuestError> {
+        self.steer_agent_for(scope, target, message).await
+    }
+
+    async fn follow_up_agent(
+        &self,
+        scope: Option<Self::Scope>,
+        target: String,
+        message: String,
+    ) -> Result<FollowedUp, GuestError> {
+        self.follow_up_agent_for(scope, target, message).await
+    }
+
+    async fn list_agents(&self, scope: Option<Self::Scope>) -> Result<AgentSnapshot, GuestError> {
+        self.list_agents_for(scope).await
+    }
+
+    async fn wait_agents(
+        &self,
+        scope: Option<Self::Scope>,
+        timeout_ms: Option<u32>,
+    ) -> Result<Waited, GuestError> {
+        self.wait_agents_for(scope, timeout_ms).await
+    }
+
+    async fn interrupt_agent(
+        &self,
+        scope: Option<Self::Scope>,
+        target: String,
+    ) -> Result<Interrupted, GuestError> {
+        self.interrupt_agent_for(scope, target).await
+    }
+
+    async fn list_agent_models(
+        &self,
+        scope: Option<Self::Scope>,
+        query: Option<String>,
+        limit: Option<u32>,
+    ) -> Result<ModelList, GuestError> {
+        self.list_agent_models_for(scope, query, limit).await
+    }
+
     fn current_catalog(&self) -> CatalogUpdate {
         self.current_catalog_update()
     }

@@ -38,6 +38,8 @@ pub const SUPPORTED_OPTIONAL: &[&str] = &[
     "policy_intents",
     "approvals",
     "secrets",
+    "agent_sessions",
+    "agent_model_selection_v1",
 ];
 
 /// Required API 0.2 features the shim implements.
@@ -280,6 +282,10 @@ pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
     if !features.iter().any(|f| f == "policy_intents") {
         features.retain(|f| f != "approvals");
     }
+    // Model selection rides on `agent/*` (protocol-core §3.8).
+    if !features.iter().any(|f| f == "agent_sessions") {
+        features.retain(|f| f != "agent_model_selection_v1");
+    }
     let lifecycle = if features.iter().any(|f| f == "lifecycle_events") {
         let set: BTreeSet<&str> = description
             .lifecycle
@@ -445,6 +451,27 @@ mod tests {
             ]
         );
         assert_eq!(rich.lifecycle, vec!["session/settled", "turn/started"]);
+    }
+
+    #[test]
+    fn agent_model_selection_needs_agent_sessions() {
+        let wants = ["agent_sessions", "agent_model_selection_v1"];
+        let both = check_params(&offer_v02(&wants, Some(8)), None).unwrap();
+        assert_eq!(
+            negotiate(&both, &description(&["a"], &wants, vec![])).features[2..],
+            wants
+        );
+        // Offered only with the service bound: selection alone is dropped.
+        let alone = check_params(&offer_v02(&wants[1..], Some(8)), None).unwrap();
+        assert_eq!(
+            negotiate(&alone, &description(&["a"], &wants, vec![])).features,
+            vec!["request_cancellation", "content_parts"]
+        );
+        // The guest must declare it: offered but undeclared is not negotiated.
+        assert_eq!(
+            negotiate(&both, &description(&["a"], &[], vec![])).features,
+            vec!["request_cancellation", "content_parts"]
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! through the lanes, enforces deadlines and cancellation, and serves the
 //! guest's imports (notifications, confirmations, progress, ...).
 
+pub mod agents;
 pub mod bounds;
 pub mod bridge;
 pub mod catalog;

@@ -1,5 +1,5 @@
 //! API 0.2 host services behind the guest's service imports (`artifacts`,
-//! `tools-catalog`, `secrets`, `policy`): every gate (negotiated feature, active parent) and every
+//! `tools-catalog`, `secrets`, `policy`; `agents` is in [`super::agents`]): every gate (negotiated feature, active parent) and every
 //! bound of protocol-services is checked here before a frame is written, so
 //! nothing the host would reject fatally ever reaches it. A refusal names
 //! the feature or the bound.
@@ -243,7 +243,7 @@ fn sha256_hex(data: &[u8]) -> String {
 
 impl Session {
     /// The error of a service whose feature was not negotiated.
-    fn service_gate(&self, feature: &str, what: &str) -> Result<(), GuestError> {
+    pub(super) fn service_gate(&self, feature: &str, what: &str) -> Result<(), GuestError> {
         let Some(setup) = self.setup().filter(|_| self.is_ready()) else {
             return Err(refused(
                 -32000,
@@ -261,7 +261,7 @@ impl Session {
         Ok(())
     }
 
-    fn service_child_error(method: &str, error: ChildError) -> GuestError {
+    pub(super) fn service_child_error(method: &str, error: ChildError) -> GuestError {
         match error {
             ChildError::Cancelled(_) => GuestError::Cancelled,
             ChildError::Rpc(error) => GuestError::Rpc(RpcError {
@@ -801,7 +801,7 @@ impl Session {
     }
 }
 
-fn active_parent(
+pub(super) fn active_parent(
     scope: Option<Arc<RequestState>>,
     what: &str,
 ) -> Result<Arc<RequestState>, GuestError> {

@@ -134,6 +134,78 @@ pub trait Bridge: Send + Sync + 'static {
         async { Err(no_service("presentation")) }
     }
 
+    /// `agents.spawn`.
+    fn spawn_agent(
+        &self,
+        scope: Option<Self::Scope>,
+        request: types::SpawnRequest,
+    ) -> impl Future<Output = Result<types::Spawned, types::GuestError>> + Send {
+        let _ = (scope, request);
+        async { Err(no_service("agents")) }
+    }
+
+    /// `agents.send` (steering).
+    fn steer_agent(
+        &self,
+        scope: Option<Self::Scope>,
+        target: String,
+        message: String,
+    ) -> impl Future<Output = Result<types::Steered, types::GuestError>> + Send {
+        let _ = (scope, target, message);
+        async { Err(no_service("agents")) }
+    }
+
+    /// `agents.follow-up`.
+    fn follow_up_agent(
+        &self,
+        scope: Option<Self::Scope>,
+        target: String,
+        message: String,
+    ) -> impl Future<Output = Result<types::FollowedUp, types::GuestError>> + Send {
+        let _ = (scope, target, message);
+        async { Err(no_service("agents")) }
+    }
+
+    /// `agents.list-agents`.
+    fn list_agents(
+        &self,
+        scope: Option<Self::Scope>,
+    ) -> impl Future<Output = Result<types::AgentSnapshot, types::GuestError>> + Send {
+        let _ = scope;
+        async { Err(no_service("agents")) }
+    }
+
+    /// `agents.wait`.
+    fn wait_agents(
+        &self,
+        scope: Option<Self::Scope>,
+        timeout_ms: Option<u32>,
+    ) -> impl Future<Output = Result<types::Waited, types::GuestError>> + Send {
+        let _ = (scope, timeout_ms);
+        async { Err(no_service("agents")) }
+    }
+
+    /// `agents.interrupt`.
+    fn interrupt_agent(
+        &self,
+        scope: Option<Self::Scope>,
+        target: String,
+    ) -> impl Future<Output = Result<types::Interrupted, types::GuestError>> + Send {
+        let _ = (scope, target);
+        async { Err(no_service("agents")) }
+    }
+
+    /// `agents.list-models`.
+    fn list_agent_models(
+        &self,
+        scope: Option<Self::Scope>,
+        query: Option<String>,
+        limit: Option<u32>,
+    ) -> impl Future<Output = Result<types::ModelList, types::GuestError>> + Send {
+        let _ = (scope, query, limit);
+        async { Err(no_service("agents")) }
+    }
+
     /// `tools-catalog.current`.
     fn current_catalog(&self) -> types::CatalogUpdate {
         types::CatalogUpdate {

@@ -19,6 +19,11 @@ wasmtime::component::bindgen!({
 /// The WIT types under short names.
 pub mod types {
     pub use super::exports::octet::extension::guest::Guest;
+    pub use super::octet::extension::agents::{
+        AgentRecord, AgentStatus, AgentTool, FollowUpDelivery, FollowedUp, Interrupted, ModelInfo,
+        ModelList, ModelSelection, Snapshot as AgentSnapshot, SpawnPolicy, SpawnRequest, Spawned,
+        Steered, SteeringDelivery, Waited,
+    };
     pub use super::octet::extension::cancellation;
     pub use super::octet::extension::host::LogLevel;
     pub use super::octet::extension::policy::{Decision, Intent, Verdict};
@@ -136,6 +141,51 @@ impl<B: Bridge> octet::extension::presentation::Host for StoreState<B> {
         bridge
             .update_presentation(self.scope(), snapshot, owner)
             .await
+    }
+}
+
+impl<B: Bridge> octet::extension::agents::Host for StoreState<B> {
+    async fn spawn(&mut self, request: SpawnRequest) -> Result<Spawned, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.spawn_agent(self.scope(), request).await
+    }
+
+    async fn send(&mut self, target: String, message: String) -> Result<Steered, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.steer_agent(self.scope(), target, message).await
+    }
+
+    async fn follow_up(
+        &mut self,
+        target: String,
+        message: String,
+    ) -> Result<FollowedUp, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.follow_up_agent(self.scope(), target, message).await
+    }
+
+    async fn list_agents(&mut self) -> Result<AgentSnapshot, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.list_agents(self.scope()).await
+    }
+
+    async fn wait(&mut self, timeout_ms: Option<u32>) -> Result<Waited, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.wait_agents(self.scope(), timeout_ms).await
+    }
+
+    async fn interrupt(&mut self, target: String) -> Result<Interrupted, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.interrupt_agent(self.scope(), target).await
+    }
+
+    async fn list_models(
+        &mut self,
+        query: Option<String>,
+        limit: Option<u32>,
+    ) -> Result<ModelList, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.list_agent_models(self.scope(), query, limit).await
     }
 }
 

@@ -23,6 +23,10 @@
 //!   `artifact`, `dyn_register`, `dyn_unregister`, `dyn_many`,
 //!   `dyn_current`, `secret`, `policy`, `present`, plus the dynamic tools `lint` and
 //!   `counted` (not in the initial catalog);
+//! - child agent sessions ([`agents`], features `agent_sessions` and
+//!   `agent_model_selection_v1`): `agent_spawn`, `agent_send`,
+//!   `agent_follow_up`, `agent_list`, `agent_wait`, `agent_interrupt`,
+//!   `agent_models`;
 //! - the sandbox ([`sandbox`]): `read_file`, `list_dir`, `write_file`, `env`,
 //!   `connect`, `stdout_flood`, `stderr_flood`;
 //! - observation ([`observe`]): `lifecycle_count`, plus the non-tool
@@ -33,6 +37,7 @@ use std::rc::Rc;
 
 use octet_guest::prelude::*;
 
+mod agents;
 mod catalog_services;
 mod observe;
 mod outcomes;
@@ -69,6 +74,7 @@ fn setup(ext: &mut Extension) {
     sandbox::register(ext);
     observe::register(ext, &counters);
     catalog_services::register(ext);
+    agents::register(ext);
 }
 
 octet_guest::extension!(setup);
