@@ -180,6 +180,9 @@ fn demo(args: DemoArgs) -> ExitCode {
     }
 }
 
+/// Polls between timer/I/O checks on the shim's runtimes (see `run`).
+const EVENT_INTERVAL: u32 = octet_wasm::protocol::lanes::EVENT_INTERVAL;
+
 fn resolve(component: &Path) -> PathBuf {
     if component.is_absolute() {
         return component.to_path_buf();
@@ -267,8 +270,16 @@ fn run(args: RunArgs) -> ExitCode {
         cache: cache(&args.runtime),
         sha256: args.sha256.clone(),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    // One protocol thread: the server loop and the primary instance share
+    // it (a request costs one wake-up); pools get their own workers.
+    //
+    // A busy guest yields at every epoch tick (10 ms) and is polled again at
+    // once; checking timers and I/O only every `event_interval` polls
+    // (tokio's default: 61) would delay deadlines and cancellations by up
+    // to 610 ms, so the runtime looks at them every other poll.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .event_interval(EVENT_INTERVAL)
         .build()
     {
         Ok(runtime) => runtime,

@@ -55,6 +55,12 @@ pub enum Job {
     Shutdown(oneshot::Sender<Result<(), String>>),
 }
 
+/// Task polls between timer and I/O checks on the shim's runtimes. A busy
+/// guest yields every epoch tick (10 ms) and is polled again at once, so
+/// tokio's default of 61 would let deadlines and cancellations slip by up
+/// to 610 ms; 2 keeps the slip at one or two ticks.
+pub const EVENT_INTERVAL: u32 = 2;
+
 /// Queue length per lane: the admission bound (64) plus room for the
 /// shutdown job, so a send never fails while admission holds.
 const LANE_QUEUE: usize = 80;
@@ -63,11 +69,19 @@ const LANE_QUEUE: usize = 80;
 pub struct Lanes {
     primary: mpsc::Sender<Job>,
     pool: Option<mpsc::Sender<Job>>,
+    /// The pool's own multi-threaded runtime (see [`Lanes::start`]).
+    pool_runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl Lanes {
     /// Starts the primary lane on `primary` and, for `pool_size > 1`, a
     /// pool of lanes for tool calls.
+    ///
+    /// The server loop and the primary lane share the process's single
+    /// protocol thread, so a request costs one thread wake-up (from the
+    /// stdin reader) instead of several. The pool runs on a separate
+    /// multi-threaded runtime with one worker per lane (up to the number of
+    /// cores), which is what gives pooled tool calls real parallelism.
     pub fn start(context: Arc<LaneContext>, primary: Instance<Session>, pool_size: u32) -> Lanes {
         let (primary_tx, primary_rx) = mpsc::channel(LANE_QUEUE);
         tokio::spawn(run_lane(
@@ -76,17 +90,38 @@ impl Lanes {
             Arc::new(Mutex::new(primary_rx)),
             "primary",
         ));
+        let mut pool_runtime = None;
         let pool = (pool_size > 1).then(|| {
             let (tx, rx) = mpsc::channel(LANE_QUEUE);
             let rx = Arc::new(Mutex::new(rx));
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let built = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads((pool_size as usize).min(cores).max(1))
+                .thread_name("octet-wasm-pool")
+                .event_interval(EVENT_INTERVAL)
+                .enable_all()
+                .build();
+            let handle = match built {
+                Ok(runtime) => {
+                    let handle = runtime.handle().clone();
+                    pool_runtime = Some(runtime);
+                    handle
+                }
+                Err(err) => {
+                    crate::log!(Level::Warning, "cannot start the pool runtime; pooled calls share the protocol thread",
+                        "error" => err.to_string());
+                    tokio::runtime::Handle::current()
+                }
+            };
             for _ in 0..pool_size {
-                tokio::spawn(run_lane(context.clone(), None, rx.clone(), "pool"));
+                handle.spawn(run_lane(context.clone(), None, rx.clone(), "pool"));
             }
             tx
         });
         Lanes {
             primary: primary_tx,
             pool,
+            pool_runtime,
         }
     }
 
@@ -108,6 +143,16 @@ impl Lanes {
                 Box::new(job)
             }
         })
+    }
+}
+
+impl Drop for Lanes {
+    fn drop(&mut self) {
+        // Dropping a runtime blocks, which is not allowed inside the
+        // protocol runtime; let its threads wind down on their own.
+        if let Some(runtime) = self.pool_runtime.take() {
+            runtime.shutdown_background();
+        }
     }
 }
 

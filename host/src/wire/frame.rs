@@ -16,80 +16,125 @@ pub enum Frame {
     TooLong { bytes: usize },
 }
 
+/// Splits a byte stream into frames, whatever the chunking. The one line
+/// splitter behind both the blocking [`FrameReader`] and the non-blocking
+/// stdin task.
+#[derive(Debug)]
+pub struct LineAssembler {
+    line: Vec<u8>,
+    /// Bytes of the current line so far (kept or not).
+    total: usize,
+    overflow: bool,
+    /// Whether the last byte so far is a CR; tracked apart from `line`,
+    /// which an overflow empties.
+    ends_in_cr: bool,
+    limit: usize,
+}
+
+impl LineAssembler {
+    pub fn new(limit: usize) -> Self {
+        Self {
+            line: Vec::new(),
+            total: 0,
+            overflow: false,
+            ends_in_cr: false,
+            limit,
+        }
+    }
+
+    /// Feeds `chunk`; complete frames are appended to `out` (blank lines
+    /// are skipped).
+    pub fn push(&mut self, mut chunk: &[u8], out: &mut Vec<Frame>) {
+        while let Some(pos) = chunk.iter().position(|&b| b == b'\n') {
+            self.take(&chunk[..pos]);
+            self.finish(out);
+            chunk = &chunk[pos + 1..];
+        }
+        self.take(chunk);
+    }
+
+    /// End of input: a last line without LF still counts as a frame.
+    pub fn end(&mut self, out: &mut Vec<Frame>) {
+        if self.total > 0 {
+            self.finish(out);
+        }
+    }
+
+    fn take(&mut self, part: &[u8]) {
+        self.total += part.len();
+        if let Some(&last) = part.last() {
+            self.ends_in_cr = last == b'\r';
+        }
+        if self.overflow {
+            return;
+        }
+        // The CR the host might strip is allowed one extra byte here; it
+        // is removed in `finish` and the limit applies to the rest.
+        if self.total > self.limit + 1 {
+            self.overflow = true;
+            self.line = Vec::new();
+        } else {
+            self.line.extend_from_slice(part);
+        }
+    }
+
+    fn finish(&mut self, out: &mut Vec<Frame>) {
+        let mut total = self.total;
+        let mut line = std::mem::take(&mut self.line);
+        if self.ends_in_cr {
+            line.pop();
+            total -= 1;
+        }
+        if self.overflow || total > self.limit {
+            out.push(Frame::TooLong { bytes: total });
+        } else if !line.is_empty() {
+            out.push(Frame::Line(line));
+        }
+        self.total = 0;
+        self.overflow = false;
+        self.ends_in_cr = false;
+    }
+}
+
 /// Reads frames from any buffered reader.
 pub struct FrameReader<R> {
     input: R,
-    limit: usize,
+    lines: LineAssembler,
+    ready: std::collections::VecDeque<Frame>,
+    done: bool,
 }
 
 impl<R: BufRead> FrameReader<R> {
     pub fn new(input: R, limit: usize) -> Self {
-        Self { input, limit }
+        Self {
+            input,
+            lines: LineAssembler::new(limit),
+            ready: std::collections::VecDeque::new(),
+            done: false,
+        }
     }
 
     /// The next frame, skipping blank lines; `None` at end of input. A last
     /// line without LF at EOF still counts as a frame.
     pub fn next_frame(&mut self) -> io::Result<Option<Frame>> {
-        loop {
-            match self.read_line()? {
-                None => return Ok(None),
-                Some(Frame::Line(line)) if line.is_empty() => continue,
-                Some(frame) => return Ok(Some(frame)),
-            }
-        }
-    }
-
-    fn read_line(&mut self) -> io::Result<Option<Frame>> {
-        let mut line = Vec::new();
-        let mut total = 0usize;
-        let mut overflow = false;
-        // Whether the last byte before the LF (so far) is a CR. Tracked
-        // apart from `line`, which an overflow empties.
-        let mut ends_in_cr = false;
-        loop {
+        let mut out = Vec::new();
+        while self.ready.is_empty() && !self.done {
             let available = match self.input.fill_buf() {
                 Ok(buf) => buf,
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
                 Err(err) => return Err(err),
             };
             if available.is_empty() {
-                if total == 0 {
-                    return Ok(None);
-                }
-                break;
+                self.lines.end(&mut out);
+                self.done = true;
+            } else {
+                let consumed = available.len();
+                self.lines.push(available, &mut out);
+                self.input.consume(consumed);
             }
-            let (chunk, found_lf) = match available.iter().position(|&b| b == b'\n') {
-                Some(pos) => (&available[..pos], true),
-                None => (available, false),
-            };
-            total += chunk.len();
-            if let Some(&last) = chunk.last() {
-                ends_in_cr = last == b'\r';
-            }
-            if !overflow {
-                // The CR the host might strip is allowed one extra byte here;
-                // it is removed below and the limit applies to the rest.
-                if total > self.limit + 1 {
-                    overflow = true;
-                    line = Vec::new();
-                } else {
-                    line.extend_from_slice(chunk);
-                }
-            }
-            let consumed = chunk.len() + usize::from(found_lf);
-            self.input.consume(consumed);
-            if found_lf {
-                break;
-            }
+            self.ready.extend(out.drain(..));
         }
-        if ends_in_cr {
-            line.pop();
-            total -= 1;
-        }
-        if overflow || total > self.limit {
-            return Ok(Some(Frame::TooLong { bytes: total }));
-        }
-        Ok(Some(Frame::Line(line)))
+        Ok(self.ready.pop_front())
     }
 }
 

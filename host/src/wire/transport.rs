@@ -1,4 +1,5 @@
-//! stdin and stdout: one reader thread, one locked writer.
+//! stdin and stdout: one reader (a task, or a thread when stdin cannot be
+//! polled) and one locked writer.
 //!
 //! The reader only frames and parses; it never runs guest code, so control
 //! traffic (cancellations, answers to our child requests) is seen at once
@@ -7,7 +8,7 @@
 //! frames and flushes each one (§1.7), under a lock.
 
 use super::MAX_FRAME_BYTES;
-use super::frame::{Frame, FrameReader};
+use super::frame::{Frame, FrameReader, LineAssembler};
 use super::message::{Inbound, Rejection, parse_line};
 use std::io::{BufReader, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,12 +31,110 @@ pub enum Input {
     },
 }
 
-/// Starts the stdin reader thread; inputs arrive on the returned channel.
+fn to_input(frame: Frame) -> Input {
+    match frame {
+        Frame::Line(line) => match parse_line(&line) {
+            Ok(message) => Input::Message(message),
+            Err(rejection) => Input::Rejected(rejection),
+        },
+        Frame::TooLong { bytes } => Input::TooLong { bytes },
+    }
+}
+
+/// Starts reading stdin; inputs arrive on the returned channel. Must be
+/// called inside the protocol runtime.
 ///
-/// The channel is bounded so a flood of input waits in the pipe rather than
-/// in our memory.
+/// When stdin is a pipe (as octet starts us) it is read by a task on the
+/// protocol runtime through non-blocking I/O, so a request reaches the
+/// server loop without waking another thread; otherwise (a file, a
+/// terminal) a reader thread does blocking reads. The channel is bounded so
+/// a flood of input waits in the pipe rather than in our memory.
 pub fn spawn_reader() -> mpsc::Receiver<Input> {
     let (tx, rx) = mpsc::channel(256);
+    match nonblocking_stdin() {
+        Ok(stdin) => {
+            tokio::spawn(read_async(stdin, tx));
+        }
+        Err(_) => spawn_reader_thread(tx),
+    }
+    rx
+}
+
+/// fd 0, borrowed (never closed by us).
+struct StdinFd;
+
+impl std::os::fd::AsRawFd for StdinFd {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        0
+    }
+}
+
+fn nonblocking_stdin() -> std::io::Result<tokio::io::unix::AsyncFd<StdinFd>> {
+    // SAFETY: fcntl on fd 0 with valid commands; failure is reported.
+    let flags = unsafe { libc::fcntl(0, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // Register first: epoll refuses regular files, and then stdin is left
+    // blocking for the reader thread.
+    // SAFETY: fd 0 stays open for the whole process and `StdinFd` always
+    // names it; nothing in the shim closes or replaces stdin.
+    let fd = unsafe {
+        tokio::io::unix::AsyncFd::register_with_interest(StdinFd, tokio::io::Interest::READABLE)
+    }
+    .map_err(std::io::Error::from)?;
+    // SAFETY: as above.
+    if unsafe { libc::fcntl(0, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(fd)
+}
+
+async fn read_async(stdin: tokio::io::unix::AsyncFd<StdinFd>, tx: mpsc::Sender<Input>) {
+    let mut lines = LineAssembler::new(MAX_FRAME_BYTES);
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut frames = Vec::new();
+    loop {
+        let read = match stdin.readable().await {
+            Ok(mut guard) => match guard.try_io(|_| {
+                // SAFETY: reads into a buffer we own, within its length.
+                let n = unsafe { libc::read(0, buffer.as_mut_ptr().cast(), buffer.len()) };
+                if n < 0 {
+                    Err(std::io::Error::last_os_error())
+                } else {
+                    Ok(n as usize)
+                }
+            }) {
+                Ok(result) => result,
+                Err(_would_block) => continue,
+            },
+            Err(err) => Err(err),
+        };
+        let closed = match read {
+            Ok(0) => {
+                lines.end(&mut frames);
+                Some(None)
+            }
+            Ok(n) => {
+                lines.push(&buffer[..n], &mut frames);
+                None
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => None,
+            Err(err) => Some(Some(err.to_string())),
+        };
+        for frame in frames.drain(..) {
+            if tx.send(to_input(frame)).await.is_err() {
+                return;
+            }
+        }
+        if let Some(error) = closed {
+            let _ = tx.send(Input::Closed { error }).await;
+            return;
+        }
+    }
+}
+
+fn spawn_reader_thread(tx: mpsc::Sender<Input>) {
     let spawned = std::thread::Builder::new()
         .name("octet-wasm-reader".into())
         .spawn(move || {
@@ -46,11 +145,7 @@ pub fn spawn_reader() -> mpsc::Receiver<Input> {
             );
             loop {
                 let input = match frames.next_frame() {
-                    Ok(Some(Frame::Line(line))) => match parse_line(&line) {
-                        Ok(message) => Input::Message(message),
-                        Err(rejection) => Input::Rejected(rejection),
-                    },
-                    Ok(Some(Frame::TooLong { bytes })) => Input::TooLong { bytes },
+                    Ok(Some(frame)) => to_input(frame),
                     Ok(None) => Input::Closed { error: None },
                     Err(err) => Input::Closed {
                         error: Some(err.to_string()),
@@ -65,7 +160,6 @@ pub fn spawn_reader() -> mpsc::Receiver<Input> {
     if let Err(err) = spawned {
         crate::log!(crate::log::Level::Error, "cannot start the stdin reader", "error" => err.to_string());
     }
-    rx
 }
 
 /// A frame that does not fit the wire's bound.
