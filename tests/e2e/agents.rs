@@ -7,52 +7,11 @@
 //! host's refusals reach the guest unchanged.
 
 use crate::support::*;
-use octet_wasm::hostsim::{ApiVersion, ChildId, Frame, FrameKind, InitializeParams, Reply};
+use crate::support::{ChildAnswer as Answer, serve_children as serve};
+use octet_wasm::hostsim::{ApiVersion, Frame, FrameKind, InitializeParams, Reply};
 use serde_json::{Value, json};
 
 const AGENT_FEATURES: [&str; 2] = ["agent_sessions", "agent_model_selection_v1"];
-
-/// What the simulated host answers to a child request.
-enum Answer {
-    Result(Value),
-    Error(i64, &'static str),
-    /// Leave it unanswered.
-    Ignore,
-}
-
-/// Waits for the reply to `id`, answering every child request with
-/// `answer`; returns the reply and the child requests seen (in order).
-fn serve(
-    shim: &mut Shim,
-    id: u64,
-    mut answer: impl FnMut(&Frame) -> Answer,
-) -> (Reply, Vec<Frame>) {
-    let mut children = Vec::new();
-    let mut before = Vec::new();
-    loop {
-        let frame = shim
-            .recv(REQUEST_TIMEOUT)
-            .unwrap_or_else(|error| panic!("waiting for the reply to {id}: {error}"));
-        match &frame.kind {
-            FrameKind::Response { id: got, .. } if *got == id => {
-                return (Reply { frame, before }, children);
-            }
-            FrameKind::Request { id: child, .. } => {
-                let child: ChildId = child.clone();
-                match answer(&frame) {
-                    Answer::Result(result) => shim.respond(&child, result).expect("respond"),
-                    Answer::Error(code, message) => shim
-                        .respond_error(&child, code, message)
-                        .expect("respond with an error"),
-                    Answer::Ignore => {}
-                }
-                children.push(frame.clone());
-            }
-            _ => {}
-        }
-        before.push(frame);
-    }
-}
 
 /// The probe after `initialize`, offered the usual features plus `extra`.
 fn offered(extra: &[&str]) -> Shim {

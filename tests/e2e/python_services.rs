@@ -11,11 +11,9 @@
 //! target/components/python/services.wasm`) so initialize stays fast.
 
 use crate::support::*;
+use crate::support::{ChildAnswer as Answer, serve_children as serve};
 use base64::Engine as _;
-use octet_wasm::hostsim::{
-    ApiVersion, ChildId, Frame, FrameKind, HOST_OPTIONAL_FEATURES, InitializeParams, ManifestSpec,
-    Reply,
-};
+use octet_wasm::hostsim::{ApiVersion, HOST_OPTIONAL_FEATURES, InitializeParams, ManifestSpec};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -24,47 +22,6 @@ use tempfile::TempDir;
 const TOOLS: [&str; 8] = [
     "artifact", "unlock", "lock", "catalog", "secret", "policy", "present", "catch",
 ];
-
-/// What the simulated host answers to a child request.
-enum Answer {
-    Result(Value),
-    Error(i64, &'static str),
-    Ignore,
-}
-
-/// Waits for the reply to `id`, answering every child request with
-/// `answer`; returns the reply and the child requests seen.
-fn serve(
-    shim: &mut Shim,
-    id: u64,
-    mut answer: impl FnMut(&Frame) -> Answer,
-) -> (Reply, Vec<Frame>) {
-    let mut children = Vec::new();
-    let mut before = Vec::new();
-    loop {
-        let frame = shim
-            .recv(REQUEST_TIMEOUT)
-            .unwrap_or_else(|error| panic!("waiting for the reply to {id}: {error}"));
-        match &frame.kind {
-            FrameKind::Response { id: got, .. } if *got == id => {
-                return (Reply { frame, before }, children);
-            }
-            FrameKind::Request { id: child, .. } => {
-                let child: ChildId = child.clone();
-                match answer(&frame) {
-                    Answer::Result(result) => shim.respond(&child, result).expect("respond"),
-                    Answer::Error(code, message) => shim
-                        .respond_error(&child, code, message)
-                        .expect("respond with an error"),
-                    Answer::Ignore => {}
-                }
-                children.push(frame.clone());
-            }
-            _ => {}
-        }
-        before.push(frame);
-    }
-}
 
 /// The Python services guest with a generated manifest; the returned
 /// directory holds its `extension.toml` and must outlive the shim.

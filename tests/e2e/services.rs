@@ -6,55 +6,14 @@
 //! error names the bound.
 
 use crate::support::*;
+use crate::support::{ChildAnswer as Answer, serve_children as serve};
 use base64::Engine as _;
-use octet_wasm::hostsim::{ApiVersion, ChildId, Frame, FrameKind, InitializeParams, Reply};
+use octet_wasm::hostsim::{ApiVersion, Frame, FrameKind, InitializeParams, Reply};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 
 const MIB: usize = 1 << 20;
-
-/// What the simulated host answers to a child request.
-enum Answer {
-    Result(Value),
-    Error(i64, &'static str),
-    /// Leave it unanswered.
-    Ignore,
-}
-
-/// Waits for the reply to `id`, answering every child request with
-/// `answer`; returns the reply and the child requests seen (in order).
-fn serve(
-    shim: &mut Shim,
-    id: u64,
-    mut answer: impl FnMut(&Frame) -> Answer,
-) -> (Reply, Vec<Frame>) {
-    let mut children = Vec::new();
-    let mut before = Vec::new();
-    loop {
-        let frame = shim
-            .recv(REQUEST_TIMEOUT)
-            .unwrap_or_else(|error| panic!("waiting for the reply to {id}: {error}"));
-        match &frame.kind {
-            FrameKind::Response { id: got, .. } if *got == id => {
-                return (Reply { frame, before }, children);
-            }
-            FrameKind::Request { id: child, .. } => {
-                let child: ChildId = child.clone();
-                match answer(&frame) {
-                    Answer::Result(result) => shim.respond(&child, result).expect("respond"),
-                    Answer::Error(code, message) => shim
-                        .respond_error(&child, code, message)
-                        .expect("respond with an error"),
-                    Answer::Ignore => {}
-                }
-                children.push(frame.clone());
-            }
-            _ => {}
-        }
-        before.push(frame);
-    }
-}
 
 fn started(offered: Option<&[&str]>) -> Shim {
     let mut shim = Shim::probe(ApiVersion::V0_2);

@@ -4,8 +4,8 @@
 //! is dropped.
 
 use octet_wasm::hostsim::{
-    ApiVersion, Context, Frame, InitializeParams, Launch, ManifestSpec, Reply, RpcError, Session,
-    StderrLine,
+    ApiVersion, ChildId, Context, Frame, FrameKind, InitializeParams, Launch, ManifestSpec, Reply,
+    RpcError, Session, StderrLine,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -667,4 +667,46 @@ pub fn protocol(result: &Value) -> &Value {
     let protocol = &result["protocol"];
     assert!(protocol.is_object(), "no protocol object in {result}");
     protocol
+}
+
+/// How the simulated host answers one child request.
+pub enum ChildAnswer {
+    Result(Value),
+    Error(i64, &'static str),
+    /// Leave it unanswered.
+    Ignore,
+}
+
+/// Waits for the reply to `id`, answering every child request with
+/// `answer`; returns the reply and the child requests seen (in order).
+pub fn serve_children(
+    shim: &mut Shim,
+    id: u64,
+    mut answer: impl FnMut(&Frame) -> ChildAnswer,
+) -> (Reply, Vec<Frame>) {
+    let mut children = Vec::new();
+    let mut before = Vec::new();
+    loop {
+        let frame = shim
+            .recv(REQUEST_TIMEOUT)
+            .unwrap_or_else(|error| panic!("waiting for the reply to {id}: {error}"));
+        match &frame.kind {
+            FrameKind::Response { id: got, .. } if *got == id => {
+                return (Reply { frame, before }, children);
+            }
+            FrameKind::Request { id: child, .. } => {
+                let child: ChildId = child.clone();
+                match answer(&frame) {
+                    ChildAnswer::Result(result) => shim.respond(&child, result).expect("respond"),
+                    ChildAnswer::Error(code, message) => shim
+                        .respond_error(&child, code, message)
+                        .expect("respond with an error"),
+                    ChildAnswer::Ignore => {}
+                }
+                children.push(frame.clone());
+            }
+            _ => {}
+        }
+        before.push(frame);
+    }
 }
