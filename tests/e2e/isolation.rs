@@ -5,12 +5,13 @@ use crate::support::{Shim, raws, tool_text};
 use octet_wasm::hostsim::ApiVersion;
 use serde_json::json;
 
-#[test]
-fn guest_stdout_never_reaches_the_protocol_stream() {
+/// Floods the guest's `stream` with 2 MB (more than one frame's worth,
+/// without a newline: any leak to stdout is fatal) and checks that only the
+/// reply arrives and the shim keeps serving.
+fn flood(stream: &str) {
     let mut shim = Shim::probe(ApiVersion::V0_2);
     shim.initialize();
-    // More than one frame's worth, without a newline: any leak is fatal.
-    let reply = shim.tool("stdout_flood", json!({"bytes": 2_000_000}));
+    let reply = shim.tool(&format!("{stream}_flood"), json!({"bytes": 2_000_000}));
     assert!(
         reply.before.is_empty(),
         "frames before the reply: {:?}",
@@ -18,30 +19,20 @@ fn guest_stdout_never_reaches_the_protocol_stream() {
     );
     assert_eq!(
         tool_text(&reply),
-        "wrote 2000000 bytes to stdout",
+        format!("wrote 2000000 bytes to {stream}"),
         "{}",
         reply.frame.raw
     );
-    shim.assert_alive_and_silent("a stdout flood");
+    shim.assert_alive_and_silent(&format!("a {stream} flood"));
     shim.shutdown();
 }
 
 #[test]
+fn guest_stdout_never_reaches_the_protocol_stream() {
+    flood("stdout");
+}
+
+#[test]
 fn guest_stderr_output_does_not_disturb_the_protocol() {
-    let mut shim = Shim::probe(ApiVersion::V0_2);
-    shim.initialize();
-    let reply = shim.tool("stderr_flood", json!({"bytes": 2_000_000}));
-    assert!(
-        reply.before.is_empty(),
-        "frames before the reply: {:?}",
-        raws(&reply.before)
-    );
-    assert_eq!(
-        tool_text(&reply),
-        "wrote 2000000 bytes to stderr",
-        "{}",
-        reply.frame.raw
-    );
-    shim.assert_alive_and_silent("a stderr flood");
-    shim.shutdown();
+    flood("stderr");
 }

@@ -77,7 +77,8 @@ fn name_list(value: &Value, key: &str) -> Result<Option<Vec<String>>, RpcError> 
     Ok(Some(names))
 }
 
-fn strings(value: &Value, key: &str) -> Vec<String> {
+/// The strings of the array at `key` (non-strings skipped; absent: empty).
+pub(super) fn strings(value: &Value, key: &str) -> Vec<String> {
     value
         .get(key)
         .and_then(Value::as_array)

@@ -90,14 +90,7 @@ pub async fn serve(options: Options) -> i32 {
                     }
                 }
                 Phase::Starting => {
-                    session
-                        .answer(
-                            id,
-                            Err(RpcError::invalid_request(
-                                "initialize must be the first request",
-                            )),
-                        )
-                        .await;
+                    session.answer(id, Err(not_first())).await;
                 }
                 Phase::Ready(running) => {
                     if method == "shutdown" {
@@ -164,6 +157,11 @@ pub async fn serve(options: Options) -> i32 {
         }
     }
     0
+}
+
+/// The SDK's answer to any request before (or a second) `initialize`.
+fn not_first() -> RpcError {
+    RpcError::invalid_request("initialize must be the first request")
 }
 
 fn start_loading(
@@ -301,14 +299,7 @@ async fn handle_request(
 ) {
     let Some(setup) = session.setup() else { return };
     if method == "initialize" {
-        session
-            .answer(
-                id,
-                Err(RpcError::invalid_request(
-                    "initialize must be the first request",
-                )),
-            )
-            .await;
+        session.answer(id, Err(not_first())).await;
         return;
     }
     if session.request(id).is_some() {

@@ -148,18 +148,11 @@ pub fn check_artifact(mime: &str, data: &[u8]) -> Result<(), GuestError> {
 impl Services {
     /// Records what `initialize.capabilities` allows (the secret allowlist).
     pub fn configure(&self, capabilities: &Value) {
-        let names = capabilities
-            .get("secrets")
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default();
-        let _ = self.secrets.set(names);
+        let _ = self.secrets.set(
+            super::manifest::strings(capabilities, "secrets")
+                .into_iter()
+                .collect(),
+        );
     }
 
     /// Records an owner the host sent in a request context.
