@@ -38,8 +38,8 @@ fn parse_args() -> Config {
         inflight: 8,
         burn: 30_000_000,
         burn_calls: 8,
-        shim: root.join("target/release/octet-wasm"),
-        floor: root.join("target/release/native-floor"),
+        shim: root.join("target/x86_64-unknown-linux-gnu/release/octet-wasm"),
+        floor: root.join("target/x86_64-unknown-linux-gnu/release/native-floor"),
         root,
     };
     let mut args = std::env::args().skip(1);

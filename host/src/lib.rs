@@ -17,4 +17,5 @@ pub mod hostsim;
 pub mod log;
 pub mod protocol;
 pub mod runtime;
+pub mod user_dirs;
 pub mod wire;

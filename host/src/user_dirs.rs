@@ -1,0 +1,144 @@
+//! The user's own directories, found without trusting the environment.
+//!
+//! octet clears the environment of an extension and then applies the
+//! manifest's `[entrypoint].env`, so `HOME`, `XDG_CACHE_HOME`,
+//! `XDG_CONFIG_HOME` and every `OCTET_WASM_*` variable are chosen by the
+//! extension's author, the party the sandbox protects the user from. What
+//! the shim trusts (compiled native code, the user's ceilings) therefore
+//! lives under the home directory the *user database* names for the
+//! effective uid, never under a path read from the environment or the
+//! command line.
+
+use std::ffi::CStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+
+/// The effective user's home directory from the user database
+/// (`getpwuid_r`), or `None` when the user has no entry or no home.
+pub fn home_dir() -> Option<PathBuf> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    let mut buffer = vec![0u8; 4096];
+    loop {
+        // SAFETY: all-zero is a valid `passwd` (null pointers, zero ids).
+        let mut entry: libc::passwd = unsafe { std::mem::zeroed() };
+        let mut found: *mut libc::passwd = std::ptr::null_mut();
+        // SAFETY: every pointer is valid for the call; the strings the entry
+        // points to live in `buffer`, which outlives their use below.
+        let status = unsafe {
+            libc::getpwuid_r(
+                uid,
+                &mut entry,
+                buffer.as_mut_ptr().cast(),
+                buffer.len(),
+                &mut found,
+            )
+        };
+        if status == libc::ERANGE && buffer.len() < 1 << 20 {
+            buffer.resize(buffer.len() * 4, 0);
+            continue;
+        }
+        if status != 0 || found.is_null() || entry.pw_dir.is_null() {
+            return None;
+        }
+        // SAFETY: getpwuid_r succeeded, so pw_dir is a NUL-terminated
+        // string inside `buffer`.
+        let dir = unsafe { CStr::from_ptr(entry.pw_dir) };
+        let dir = PathBuf::from(std::ffi::OsStr::from_bytes(dir.to_bytes()));
+        return dir.is_absolute().then_some(dir);
+    }
+}
+
+/// `<home>/.cache/octet-wasm`: the compiled-component cache.
+pub fn cache_dir() -> Option<PathBuf> {
+    home_dir().map(|home| home.join(".cache").join("octet-wasm"))
+}
+
+/// `<home>/.config/octet-wasm`: the user's policy (ceilings).
+pub fn config_dir() -> Option<PathBuf> {
+    home_dir().map(|home| home.join(".config").join("octet-wasm"))
+}
+
+/// Whether `path` lies inside (or is) `root`, comparing the two as the
+/// kernel resolves them: both are canonicalised when they exist (so a
+/// symlinked workspace or cache is seen through), and compared lexically
+/// after normalisation otherwise.
+pub fn is_within(path: &Path, root: &Path) -> bool {
+    let path = resolved(path);
+    let root = resolved(root);
+    path.starts_with(&root)
+}
+
+/// The canonical form of `path`, or of its longest existing ancestor with
+/// the rest appended (a file that does not exist yet still resolves to where
+/// it would be created).
+fn resolved(path: &Path) -> PathBuf {
+    let mut existing = normalised(path);
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(canonical) = existing.canonicalize() {
+            let mut full = canonical;
+            full.extend(rest.iter().rev());
+            return full;
+        }
+        match (existing.file_name().map(|n| n.to_owned()), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_path_buf();
+            }
+            _ => return normalised(path),
+        }
+    }
+}
+
+/// `path` made absolute against the current directory, with `.` and `..`
+/// removed lexically.
+fn normalised(path: &Path) -> PathBuf {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .unwrap_or_else(|_| PathBuf::from("/"))
+            .join(path)
+    };
+    let mut out = PathBuf::from("/");
+    for component in absolute.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => out.push(name),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_home_comes_from_the_user_database() {
+        // Whatever HOME says (a test cannot safely change it for the whole
+        // process), the answer is an absolute directory.
+        let home = home_dir().expect("the test user has a passwd entry");
+        assert!(home.is_absolute());
+        assert!(cache_dir().unwrap().starts_with(&home));
+        assert!(config_dir().unwrap().ends_with(".config/octet-wasm"));
+    }
+
+    #[test]
+    fn containment_sees_through_dots_and_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        std::fs::create_dir(&root).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&root, &link).unwrap();
+        assert!(is_within(&root.join("a/b"), &root));
+        assert!(is_within(&link.join("new-file"), &root));
+        assert!(is_within(&root, &link));
+        assert!(!is_within(&root.join("../elsewhere"), &root));
+        assert!(!is_within(dir.path(), &root));
+    }
+}
