@@ -81,7 +81,10 @@ fn resolved(path: &Path) -> PathBuf {
             full.extend(rest.iter().rev());
             return full;
         }
-        match (existing.file_name().map(|n| n.to_owned()), existing.parent()) {
+        match (
+            existing.file_name().map(|n| n.to_owned()),
+            existing.parent(),
+        ) {
             (Some(name), Some(parent)) => {
                 rest.push(name);
                 existing = parent.to_path_buf();
