@@ -114,12 +114,23 @@ struct CompileArgs {
 }
 
 fn main() -> ExitCode {
+    // `run` is what octet starts with the bundle's environment: clean it
+    // before anything in the C library consults it.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|command| command == "run")
+    {
+        octet_wasm::process_env::ensure_clean();
+    }
+    // The bundle can set OCTET_WASM_LOG too: it may ask for more detail, but
+    // never hide the warnings and errors that tell the user what the shim
+    // refused or clamped.
     if let Some(level) = std::env::var("OCTET_WASM_LOG")
         .ok()
         .as_deref()
         .and_then(Level::parse)
     {
-        log::set_min_level(level);
+        log::set_min_level(level.min(Level::Warning));
     }
     let cli = Cli::parse();
     match cli.command {

@@ -18,6 +18,8 @@ mod deadlines;
 mod fuzz_corpus;
 mod hello_delay;
 mod hello_world;
+mod hostile_bundle;
+mod hostile_links;
 mod isolation;
 mod manifest_mismatch;
 mod negotiation;

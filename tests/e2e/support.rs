@@ -91,7 +91,7 @@ pub fn example_dir(name: &str) -> PathBuf {
 
 /// The probe guest's tools (`tests/guests/probe/src/lib.rs`);
 /// `contributes.tools` must equal them exactly.
-pub const PROBE_TOOLS: [&str; 47] = [
+pub const PROBE_TOOLS: &[&str] = &[
     // outcomes
     "echo",
     "fail",
@@ -128,6 +128,9 @@ pub const PROBE_TOOLS: [&str; 47] = [
     "connect",
     "stdout_flood",
     "stderr_flood",
+    // links (refused)
+    "symlink",
+    "hard_link",
     // observation
     "lifecycle_count",
     // API 0.2 service imports (presentation, secrets, policy, artifacts,
@@ -155,7 +158,7 @@ pub fn probe_manifest(api_version: ApiVersion) -> ManifestSpec {
     ManifestSpec::new("probe", api_version)
         .description("Multi-mode test guest")
         .filesystem("workspace")
-        .tools(&PROBE_TOOLS)
+        .tools(PROBE_TOOLS)
         .commands(&["stats"])
         .hooks(&[
             "before_prompt",

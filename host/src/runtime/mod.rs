@@ -10,6 +10,7 @@ pub mod cache;
 pub mod engine;
 pub mod instance;
 pub mod limits;
+pub mod links;
 pub mod offline;
 pub mod output;
 pub mod sandbox;
@@ -303,6 +304,8 @@ fn link<B: Bridge>(
     let mut linker: Linker<instance::StoreState<B>> = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)
         .map_err(|err| anyhow::anyhow!("cannot link WASI: {err}"))?;
+    links::refuse_links(&mut linker)
+        .map_err(|err| anyhow::anyhow!("cannot replace the WASI link calls: {err}"))?;
     v0_2::add_to_linker(&mut linker)?;
     let pre = linker.instantiate_pre(component).map_err(|err| {
         anyhow::anyhow!(

@@ -39,6 +39,7 @@ use octet_guest::prelude::*;
 
 mod agents;
 mod catalog_services;
+mod links;
 mod observe;
 mod outcomes;
 mod sandbox;
@@ -72,6 +73,7 @@ fn setup(ext: &mut Extension) {
     sizes::register(ext);
     services::register(ext);
     sandbox::register(ext);
+    links::register(ext);
     observe::register(ext, &counters);
     catalog_services::register(ext);
     agents::register(ext);
