@@ -45,7 +45,7 @@ impl Session {
     async fn send_notification(&self, method: &str, params: Value) -> Result<(), GuestError> {
         self.notify(method, &params)
             .await
-            .map_err(|err| GuestError::Failed(format!("{method} not sent: {err:?}")))
+            .map_err(|err| GuestError::Failed(format!("{method} not sent: {err}")))
     }
 
     /// A child request on behalf of `scope`'s request.
@@ -104,13 +104,17 @@ impl Bridge for Session {
             LogLevel::Error => Level::Error,
         };
         let mut record = Map::new();
-        match fields.as_deref().map(serde_json::from_str::<Value>) {
+        match fields
+            .as_deref()
+            .map(|text| super::guest_json::parse(text, "log fields"))
+        {
             Some(Ok(Value::Object(map))) => record = map,
             Some(Ok(other)) => {
                 record.insert("fields".into(), other);
             }
-            Some(Err(_)) => {
+            Some(Err(error)) => {
                 record.insert("fields".into(), json!(fields));
+                record.insert("fields_error".into(), json!(error.to_string()));
             }
             None => {}
         }

@@ -2,6 +2,7 @@
 //! definition rules (protocol-core §3.10) so the initialize reply can never
 //! be rejected for a malformed definition.
 
+use super::guest_json;
 use super::initialize::ApiVersion;
 use crate::runtime::types::Description;
 use serde_json::Value;
@@ -62,8 +63,10 @@ pub fn build(api: ApiVersion, description: &Description) -> Result<Catalog, Stri
         if tool.description.trim().is_empty() {
             return Err(format!("tool {} has an empty description", tool.name));
         }
-        let parameters: Value = serde_json::from_str(&tool.parameters)
-            .map_err(|err| format!("tool {}: parameters are not valid JSON: {err}", tool.name))?;
+        let parameters = guest_json::parse(
+            &tool.parameters,
+            &format!("the parameter schema of tool {}", tool.name),
+        )?;
         if !parameters.is_object() {
             return Err(format!(
                 "tool {}: parameters must be a JSON object (a JSON Schema)",
@@ -74,9 +77,8 @@ pub fn build(api: ApiVersion, description: &Description) -> Result<Catalog, Stri
         let output_schema = match (&tool.output_schema, api) {
             (Some(text), ApiVersion::V0_2) => {
                 schema_bytes += text.len();
-                let schema: Value = serde_json::from_str(text).map_err(|err| {
-                    format!("tool {}: output_schema is not valid JSON: {err}", tool.name)
-                })?;
+                let schema =
+                    guest_json::parse(text, &format!("the output_schema of tool {}", tool.name))?;
                 check_output_schema(&schema, 1)
                     .map_err(|err| format!("tool {}: output_schema: {err}", tool.name))?;
                 Some(jsonschema::validator_for(&schema).map_err(|err| {

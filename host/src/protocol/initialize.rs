@@ -351,8 +351,10 @@ pub fn reply(
 }
 
 pub(super) fn tool_json(api: ApiVersion, tool: &ToolDefinition) -> Result<Value, String> {
-    let parameters: Value = serde_json::from_str(&tool.parameters)
-        .map_err(|err| format!("tool {}: parameters are not valid JSON: {err}", tool.name))?;
+    let parameters = super::guest_json::parse(
+        &tool.parameters,
+        &format!("the parameter schema of tool {}", tool.name),
+    )?;
     let mut object = Map::new();
     object.insert("name".into(), json!(tool.name));
     object.insert("description".into(), json!(tool.description));
@@ -360,8 +362,8 @@ pub(super) fn tool_json(api: ApiVersion, tool: &ToolDefinition) -> Result<Value,
     if api == ApiVersion::V0_2
         && let Some(schema) = &tool.output_schema
     {
-        let schema: Value = serde_json::from_str(schema)
-            .map_err(|err| format!("tool {}: output_schema is not valid JSON: {err}", tool.name))?;
+        let schema =
+            super::guest_json::parse(schema, &format!("the output_schema of tool {}", tool.name))?;
         object.insert("output_schema".into(), schema);
     }
     Ok(Value::Object(object))

@@ -219,7 +219,7 @@ async fn run_lane(
                     None => Ok(()),
                     Some(guest) => match guest.on_shutdown(CancelToken::new()).await {
                         Ok(Ok(())) => Ok(()),
-                        Ok(Err(error)) => Err(format!("{error:?}")),
+                        Ok(Err(error)) => Err(results::guest_error_text(&error)),
                         Err(fault) => Err(fault.to_string()),
                     },
                 };
@@ -248,7 +248,10 @@ async fn ensure<'a>(
             .await?;
         match fresh.init(&context.init).await? {
             Ok(()) => {}
-            Err(error) => return Err(Fault::Start(format!("the guest's init failed: {error:?}"))),
+            Err(error) => return Err(Fault::Start(format!(
+                    "the guest's init failed: {}",
+                    results::guest_error_text(&error)
+                ))),
         }
         *instance = Some(fresh);
     }
@@ -432,6 +435,8 @@ fn log_fault(request_id: u64, fault: &Fault) {
     match fault {
         Fault::Trap { message, backtrace } => crate::log!(Level::Error, "guest trapped",
             "request_id" => request_id, "error" => message, "backtrace" => backtrace),
+        Fault::StackOverflow { backtrace, .. } => crate::log!(Level::Error, "guest trapped",
+            "request_id" => request_id, "error" => fault.to_string(), "backtrace" => backtrace),
         other => {
             crate::log!(Level::Error, "guest failed", "request_id" => request_id, "error" => other.to_string())
         }
@@ -462,7 +467,10 @@ pub fn guest_error(error: GuestError, cancel: &CancelToken) -> RpcError {
             };
             let mut rpc = RpcError::new(code, error.message);
             if let Some(data) = error.data {
-                rpc = rpc.with_data(serde_json::from_str(&data).unwrap_or(Value::String(data)));
+                match results::error_data(&data) {
+                    Ok(data) => rpc = rpc.with_data(data),
+                    Err(err) => return invalid_result(&err.0),
+                }
             }
             rpc
         }

@@ -3,7 +3,8 @@
 //! [`ResultError`] naming the bound; the server answers it as -32603 (the
 //! SDK's "invalid handler result"), never as a frame the host would reject.
 
-use super::bounds::{JsonBounds, check_json, check_text_depth};
+use super::bounds::{JsonBounds, check_json};
+use super::guest_json;
 use super::initialize::ApiVersion;
 use crate::runtime::types::*;
 use serde_json::{Map, Value, json};
@@ -79,8 +80,7 @@ pub fn tool_result(
     let metadata = match &result.metadata {
         None => json!({}),
         Some(text) => {
-            check_text_depth(text, &METADATA).map_err(ResultError)?;
-            let value = parse_json(text, "metadata")?;
+            let value = parse_bounded(text, &METADATA)?;
             if !value.is_object() {
                 return fail("tool result metadata must be a JSON object");
             }
@@ -159,8 +159,7 @@ fn typed_tool_result(
             ));
         }
         (Some(text), Some(validator)) => {
-            check_text_depth(text, &STRUCTURED).map_err(ResultError)?;
-            let value = parse_json(text, "structured_content")?;
+            let value = parse_bounded(text, &STRUCTURED)?;
             check_json(&value, &STRUCTURED).map_err(ResultError)?;
             if let Err(error) = validator.validate(&value) {
                 return fail(format!(
@@ -175,6 +174,17 @@ fn typed_tool_result(
     object.insert("is_error".into(), json!(result.is_error));
     object.insert("metadata".into(), metadata);
     Ok(Value::Object(object))
+}
+
+/// A guest's own error as a sentence for logs and start-up errors (the
+/// generated `Debug` text is for programmers, not for the user).
+pub fn guest_error_text(error: &GuestError) -> String {
+    match error {
+        GuestError::InvalidParams(message) => format!("invalid parameters: {message}"),
+        GuestError::Cancelled => "cancelled".to_owned(),
+        GuestError::Failed(message) => message.clone(),
+        GuestError::Rpc(error) => format!("error {}: {}", error.code, error.message),
+    }
 }
 
 /// The SDK's answer for a failed tool handler: an `is_error` result.
@@ -270,7 +280,7 @@ pub fn hook_result(hook: &str, result: HookResult) -> Result<Value, ResultError>
     if hook == "before_persistence"
         && let Some(meta) = &result.persistence_metadata
     {
-        let value = parse_json(&meta.value, "persistence_metadata.value")?;
+        let value = parse_bounded(&meta.value, &super::bounds::PERSISTENCE_VALUE)?;
         check_json(&value, &super::bounds::PERSISTENCE_VALUE).map_err(ResultError)?;
         object.insert(
             "persistence_metadata".into(),
@@ -345,16 +355,31 @@ pub fn menu(text: &str) -> Result<Value, ResultError> {
             text.len()
         ));
     }
-    let value = parse_json(text, "menu")?;
+    let value = parse_json(text, "the menu")?;
     if !value.is_object() {
         return fail("menu must be a JSON object");
     }
     Ok(value)
 }
 
+/// Guest JSON for a place with no bound of its own (the guest-wide depth
+/// bound applies).
 pub fn parse_json(text: &str, what: &str) -> Result<Value, ResultError> {
-    serde_json::from_str(text)
-        .map_err(|err| ResultError(format!("{what} is not valid JSON: {err}")))
+    guest_json::parse(text, what).map_err(|err| ResultError(err.into()))
+}
+
+/// Guest JSON for a place the protocol bounds, its depth checked on the
+/// text before parsing.
+fn parse_bounded(text: &str, bounds: &JsonBounds) -> Result<Value, ResultError> {
+    guest_json::parse_within(text, bounds.name, bounds.max_depth)
+        .map_err(|err| ResultError(err.into()))
+}
+
+/// The `data` of a guest's own JSON-RPC error. Data octet could not read
+/// makes the whole answer an invalid handler result rather than a frame
+/// the host dies of.
+pub fn error_data(text: &str) -> Result<Value, ResultError> {
+    parse_json(text, "the error data")
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! host's fatal bound (§5.1), and at most 65,536 ids are ever issued.
 
 use crate::wire::message::{ChildId, RpcError, encode_notification, encode_request};
-use crate::wire::transport::{SendError, Writer};
+use crate::wire::transport::Writer;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -88,10 +88,7 @@ impl Children {
         self.lock().insert(id.clone(), tx);
         if let Err(err) = writer.send(encode_request(&id, method, &params)).await {
             self.lock().remove(&id);
-            return Err(ChildError::Refused(match err {
-                SendError::TooLarge(too_large) => too_large.to_string(),
-                SendError::Closed => "stdout is closed".into(),
-            }));
+            return Err(ChildError::Refused(err.to_string()));
         }
         tokio::select! {
             reply = rx => reply.unwrap_or_else(|_| Err(ChildError::Refused("the shim stopped waiting".into()))),

@@ -250,7 +250,12 @@ async fn initialize(
     };
     match primary.init(&init).await {
         Ok(Ok(())) => {}
-        Ok(Err(error)) => return Err(start(format!("the guest's init failed: {error:?}"))),
+        Ok(Err(error)) => {
+            return Err(start(format!(
+                "the guest's init failed: {}",
+                super::results::guest_error_text(&error)
+            )));
+        }
         Err(fault) => return Err(start(fault.to_string())),
     }
     let pool = negotiated.max_concurrent;

@@ -555,8 +555,8 @@ pub fn intent_json(intent: &Intent) -> Result<Value, GuestError> {
     if intent.operation.trim().is_empty() {
         return Err(bound("policy intent operation must not be blank"));
     }
-    let target: Value = serde_json::from_str(&intent.target)
-        .map_err(|err| bound(format!("policy intent target is not valid JSON: {err}")))?;
+    let target = super::guest_json::parse(&intent.target, "the policy intent target")
+        .map_err(|err| bound(err.to_string()))?;
     if !target.is_object() {
         return Err(bound("policy intent target must be a JSON object"));
     }
@@ -725,8 +725,8 @@ impl Session {
                 "presentation is not declared: add `presentation = true` under [contributes] in extension.toml",
             ));
         }
-        let value: Value = serde_json::from_str(&snapshot)
-            .map_err(|err| bound(format!("the snapshot is not valid JSON: {err}")))?;
+        let value = super::guest_json::parse(&snapshot, "the snapshot")
+            .map_err(|err| bound(err.to_string()))?;
         let commands = setup.contributes.commands.clone().unwrap_or_default();
         let revision = super::presentation::check_snapshot(&value, &commands).map_err(bound)?;
         let mut params = json!({ "snapshot": value });
@@ -788,7 +788,7 @@ impl Session {
         let sent = self
             .notify("presentation/update", &params)
             .await
-            .map_err(|err| GuestError::Failed(format!("presentation/update not sent: {err:?}")));
+            .map_err(|err| GuestError::Failed(format!("presentation/update not sent: {err}")));
         drop(settled_guard);
         sent
     }

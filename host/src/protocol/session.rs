@@ -10,7 +10,7 @@ use crate::cancel::CancelToken;
 use crate::log::Level;
 use crate::wire::message::{RpcError, encode_notification, encode_response};
 use crate::wire::transport::{SendError, Writer};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -213,7 +213,8 @@ impl Session {
     }
 
     /// Answers `request` unless it already has its one answer. An answer
-    /// too large for a frame becomes a -32603 error naming the bound (§1.3).
+    /// the frame guard refuses (too large, too deep) becomes a -32603 error
+    /// naming the bound (§1.3).
     /// Returns whether this call was the answer.
     pub async fn settle(&self, request: &RequestState, outcome: Result<Value, RpcError>) -> bool {
         let mut settled = request.settled.lock().await;
@@ -238,12 +239,13 @@ impl Session {
         let line = encode_response(id, &outcome);
         match self.writer.send(line).await {
             Ok(()) => {}
-            Err(SendError::TooLarge(too_large)) => {
-                crate::log!(Level::Warning, "response too large for a frame; answering with an error instead",
-                    "request_id" => id, "bytes" => too_large.bytes);
-                let error = RpcError::internal(too_large.to_string())
-                    .with_data(json!({ "limit": "frame", "limit_bytes": crate::wire::MAX_FRAME_BYTES, "frame_bytes": too_large.bytes }));
-                let _ = self.writer.send(encode_response(id, &Err(error))).await;
+            Err(SendError::Refused(why)) => {
+                crate::log!(Level::Warning, "response refused by the frame guard; answering with an error instead",
+                    "request_id" => id, "error" => why.to_string());
+                let _ = self
+                    .writer
+                    .send(encode_response(id, &Err(why.rpc_error())))
+                    .await;
             }
             Err(SendError::Closed) => {
                 crate::log!(Level::Debug, "stdout is closed; answer not written", "request_id" => id);

@@ -16,6 +16,8 @@ use wasmtime::component::ResourceTable;
 use wasmtime::{Engine, Store};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+pub mod overflow;
+
 /// Data of one store: the WASI context, limits and the request being served.
 pub struct StoreState<B: Bridge> {
     wasi: WasiCtx,
@@ -45,11 +47,17 @@ impl<B: Bridge> WasiView for StoreState<B> {
 /// afterwards.
 #[derive(Debug, Clone)]
 pub enum Fault {
-    /// The guest trapped: panic, `unreachable`, stack overflow, ...
+    /// The guest trapped: panic, `unreachable`, out-of-bounds access, ...
     Trap {
         message: String,
         /// Guest frames, innermost first, with function names where the
         /// component kept its name section.
+        backtrace: Vec<String>,
+    },
+    /// The guest ran out of stack, either of them (see [`overflow`]).
+    StackOverflow {
+        stack: overflow::Stack,
+        /// As for [`Fault::Trap`].
         backtrace: Vec<String>,
     },
     /// The guest tried to grow its memory past the limit, then trapped.
@@ -64,6 +72,7 @@ impl std::fmt::Display for Fault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Fault::Trap { message, .. } => write!(f, "the guest trapped: {message}"),
+            Fault::StackOverflow { stack, .. } => f.write_str(&overflow::message(*stack)),
             Fault::MemoryLimit { limit, requested } => write!(
                 f,
                 "the guest exceeded its memory limit of {} MiB (it asked for {} MiB); raise it with `--memory-mib`",
@@ -364,9 +373,12 @@ pub fn classify_trap(err: wasmtime::Error, fuel: Option<u64>) -> Fault {
         Some(wasmtime::Trap::OutOfFuel) => Fault::OutOfFuel {
             fuel: fuel.unwrap_or_default(),
         },
-        Some(trap) => Fault::Trap {
-            message: trap.to_string(),
-            backtrace,
+        Some(&trap) => match overflow::overflowed(&err, trap) {
+            Some(stack) => Fault::StackOverflow { stack, backtrace },
+            None => Fault::Trap {
+                message: trap.to_string(),
+                backtrace,
+            },
         },
         None => Fault::Trap {
             message: format!("{err:#}"),

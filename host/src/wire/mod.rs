@@ -1,10 +1,12 @@
 //! The octet wire: JSON-RPC 2.0 messages, one compact JSON object per line.
 //!
 //! This layer knows frames, ids and limits and nothing of WebAssembly:
-//! [`message`] is the message model, [`frame`] reads bounded lines and
-//! [`transport`] owns stdin and stdout (one reader thread, one writer thread).
+//! [`message`] is the message model, [`frame`] reads bounded lines,
+//! [`guard`] refuses frames the host could not read and [`transport`] owns
+//! stdin and stdout (one reader thread, one writer thread).
 
 pub mod frame;
+pub mod guard;
 pub mod message;
 pub mod transport;
 

@@ -9,6 +9,7 @@
 
 use super::MAX_FRAME_BYTES;
 use super::frame::{Frame, FrameReader, LineAssembler};
+use super::guard::{Unsendable, check_frame};
 use super::message::{Inbound, Rejection, parse_line};
 use std::io::{BufReader, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -162,28 +163,23 @@ fn spawn_reader_thread(tx: mpsc::Sender<Input>) {
     }
 }
 
-/// A frame that does not fit the wire's bound.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FrameTooLarge {
-    pub bytes: usize,
-}
-
-impl std::fmt::Display for FrameTooLarge {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "frame of {} bytes exceeds the 1 MiB frame limit ({MAX_FRAME_BYTES} bytes before the line feed)",
-            self.bytes
-        )
-    }
-}
-
 /// Why a frame was not written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SendError {
-    TooLarge(FrameTooLarge),
+    /// The frame breaks a rule the host enforces on every line (see
+    /// [`guard`](super::guard)); nothing was written.
+    Refused(Unsendable),
     /// stdout is gone (broken pipe) or the writer has stopped.
     Closed,
+}
+
+impl std::fmt::Display for SendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SendError::Refused(why) => write!(f, "{why}"),
+            SendError::Closed => f.write_str("stdout is closed"),
+        }
+    }
 }
 
 /// The one writer of protocol frames. Clones share it; a frame is written
@@ -214,9 +210,18 @@ impl Writer {
         }
     }
 
-    /// Checks the frame bound, then writes `line` (without LF) and flushes.
+    /// Checks the frame (see [`check_frame`]), then writes `line` (without
+    /// LF) and flushes.
     pub async fn send(&self, line: String) -> Result<(), SendError> {
-        check_size(&line).map_err(SendError::TooLarge)?;
+        if let Err(why) = check_frame(&line) {
+            // An oversized frame is the guest's doing and answered by the
+            // caller; anything else means a boundary check is missing.
+            if !matches!(why, Unsendable::TooLarge { .. }) {
+                crate::log!(crate::log::Level::Error, "refused to write a frame octet could not read",
+                    "error" => why.to_string(), "frame_bytes" => line.len());
+            }
+            return Err(SendError::Refused(why));
+        }
         if self.is_broken() {
             return Err(SendError::Closed);
         }
@@ -249,15 +254,6 @@ impl Writer {
     }
 }
 
-/// Whether `line` fits the frame bound.
-pub fn check_size(line: &str) -> Result<(), FrameTooLarge> {
-    if line.len() > MAX_FRAME_BYTES {
-        Err(FrameTooLarge { bytes: line.len() })
-    } else {
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,21 +272,61 @@ mod tests {
         }
     }
 
+    /// A frame of exactly `bytes` bytes: a notification padded with `x`.
+    fn frame_of(bytes: usize) -> String {
+        let head = r#"{"jsonrpc":"2.0","method":"m","params":""#;
+        let tail = "\"}";
+        format!(
+            "{head}{}{tail}",
+            "x".repeat(bytes - head.len() - tail.len())
+        )
+    }
+
     #[tokio::test]
     async fn writes_frames_in_order_and_refuses_oversize() {
         let sink = Shared::default();
         let writer = Writer::spawn_on(sink.clone());
-        writer.send("{\"a\":1}".into()).await.unwrap();
-        writer.send("{\"b\":2}".into()).await.unwrap();
-        let big = "x".repeat(MAX_FRAME_BYTES + 1);
-        assert!(matches!(
+        let (a, b) = (frame_of(50), frame_of(60));
+        writer.send(a.clone()).await.unwrap();
+        writer.send(b.clone()).await.unwrap();
+        let big = frame_of(MAX_FRAME_BYTES + 1);
+        assert_eq!(
             writer.send(big).await,
-            Err(SendError::TooLarge(_))
-        ));
-        writer.send("y".repeat(MAX_FRAME_BYTES)).await.unwrap();
+            Err(SendError::Refused(Unsendable::TooLarge {
+                bytes: MAX_FRAME_BYTES + 1
+            }))
+        );
+        writer.send(frame_of(MAX_FRAME_BYTES)).await.unwrap();
         writer.flushed().await;
         let out = sink.0.lock().unwrap().clone();
-        assert!(out.starts_with(b"{\"a\":1}\n{\"b\":2}\n"));
-        assert_eq!(out.len(), 16 + MAX_FRAME_BYTES + 1);
+        assert!(out.starts_with(format!("{a}\n{b}\n").as_bytes()));
+        assert_eq!(out.len(), 50 + 1 + 60 + 1 + MAX_FRAME_BYTES + 1);
+    }
+
+    /// The guard of last resort: a frame the host's parser would refuse is
+    /// never written, and the refusal reads as a sentence.
+    #[tokio::test]
+    async fn refuses_frames_nested_past_the_bound() {
+        let sink = Shared::default();
+        let writer = Writer::spawn_on(sink.clone());
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","method":"m","params":{}0{}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let refused = writer.send(deep).await.unwrap_err();
+        assert_eq!(refused, SendError::Refused(Unsendable::TooDeep));
+        assert!(
+            refused
+                .to_string()
+                .starts_with("frame is nested deeper than 100 levels"),
+            "{refused}"
+        );
+        assert_eq!(
+            writer.send("{}".into()).await,
+            Err(SendError::Refused(Unsendable::NotJsonRpc))
+        );
+        writer.flushed().await;
+        assert!(sink.0.lock().unwrap().is_empty());
     }
 }
