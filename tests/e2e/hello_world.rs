@@ -199,3 +199,6 @@ fn stdin_eof_exits_zero() {
     let rest: Vec<Value> = rest.into_iter().map(|frame| frame.value).collect();
     assert!(rest.is_empty(), "frames after stdin EOF: {rest:?}");
 }
+
+#[path = "eof_races.rs"]
+mod eof_races;

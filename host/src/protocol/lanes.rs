@@ -61,9 +61,53 @@ pub enum Job {
 /// to 610 ms; 2 keeps the slip at one or two ticks.
 pub const EVENT_INTERVAL: u32 = 2;
 
-/// Queue length per lane: the admission bound (64) plus room for the
-/// shutdown job, so a send never fails while admission holds.
-const LANE_QUEUE: usize = 80;
+/// Threads each of the shim's two runtimes may start for blocking calls
+/// (tokio's default is 512). wasmtime-wasi runs every filesystem call (and
+/// name lookups) on this pool, and a call that never returns (opening a
+/// FIFO, reading one) keeps its thread even after its request was
+/// cancelled and its instance dropped: threads cannot be interrupted. So
+/// the pool is capped: at most this many threads block per runtime,
+/// whatever the guest does. Once all of them are stuck, further filesystem
+/// calls wait in tokio's queue; their requests end at their deadlines
+/// (with the usual deadline answer) and the queued calls are dropped with
+/// them, while requests that do not touch the filesystem are served as
+/// before. One guest instance runs one blocking call at a time, so eight
+/// leave room for every lane of an ordinary guest.
+pub const MAX_BLOCKING_THREADS: usize = 8;
+
+/// Caps `builder`'s blocking pool at [`MAX_BLOCKING_THREADS`] and says once
+/// (per runtime) when the pool reaches the cap, so a stuck extension's log
+/// tells why its filesystem calls time out. `workers` is how many of the
+/// runtime's threads are its async workers (0 for a current-thread
+/// runtime, whose one thread is the caller's).
+pub fn cap_blocking_threads(
+    builder: &mut tokio::runtime::Builder,
+    runtime: &'static str,
+    workers: usize,
+) {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let live = Arc::new(AtomicUsize::new(0));
+    let told = Arc::new(AtomicBool::new(false));
+    let stopped = live.clone();
+    builder
+        .max_blocking_threads(MAX_BLOCKING_THREADS)
+        .on_thread_start(move || {
+            let now = live.fetch_add(1, Ordering::Relaxed) + 1;
+            if now >= workers + MAX_BLOCKING_THREADS && !told.swap(true, Ordering::Relaxed) {
+                crate::log!(Level::Warning, "the runtime's threads for blocking host calls (filesystem, name lookups) reached their cap; further calls wait for one to finish, and a call that never finishes (a FIFO, a device) holds its thread for good",
+                    "runtime" => runtime, "max_blocking_threads" => MAX_BLOCKING_THREADS);
+            }
+        })
+        .on_thread_stop(move || {
+            stopped.fetch_sub(1, Ordering::Relaxed);
+        });
+}
+
+/// Queue length per lane: every admitted request, every queued lifecycle
+/// event and the shutdown job fit, so a send never fails while admission
+/// holds.
+const LANE_QUEUE: usize =
+    super::session::ADMISSION_LIMIT + super::session::LIFECYCLE_LIMIT + 8;
 
 /// Senders to the running lanes.
 pub struct Lanes {
@@ -95,8 +139,11 @@ impl Lanes {
             let (tx, rx) = mpsc::channel(LANE_QUEUE);
             let rx = Arc::new(Mutex::new(rx));
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let built = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads((pool_size as usize).min(cores).max(1))
+            let workers = (pool_size as usize).min(cores).max(1);
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            cap_blocking_threads(&mut builder, "pool", workers);
+            let built = builder
+                .worker_threads(workers)
                 .thread_name("octet-wasm-pool")
                 .event_interval(EVENT_INTERVAL)
                 .enable_all()
@@ -171,7 +218,7 @@ async fn run_lane(
                 if request.cancel.is_cancelled() {
                     continue;
                 }
-                let outcome = match ensure(&context, &mut instance).await {
+                let outcome = match ensure(&context, &mut instance, request.deadline).await {
                     Ok(guest) => serve(&context, guest, &request, work).await,
                     Err(fault) => {
                         Served::Faulted(answer_fault(&context, &request, None, &fault), fault)
@@ -193,9 +240,10 @@ async fn run_lane(
                 }
             }
             Job::Lifecycle(event) => {
-                if let Ok(guest) = ensure(&context, &mut instance).await {
+                let budget = context.deadlines.for_kind(Kind::Lifecycle);
+                let until = tokio::time::Instant::now() + budget;
+                if let Ok(guest) = ensure(&context, &mut instance, until).await {
                     let cancel = CancelToken::new();
-                    let budget = context.deadlines.for_kind(Kind::Lifecycle);
                     match tokio::time::timeout(budget, guest.on_lifecycle(cancel, &event)).await {
                         Ok(Ok(())) => {}
                         Ok(Err(fault)) => replace(&mut instance, lane, &fault.to_string()),
@@ -231,28 +279,39 @@ async fn run_lane(
 
 fn replace(instance: &mut Option<Instance<Session>>, lane: &str, why: &str) {
     if instance.take().is_some() {
-        crate::log!(Level::Warning, "guest instance discarded; the next request gets a fresh one (its in-memory state is lost)",
+        crate::guest_log!(Level::Warning, "guest instance discarded; the next request gets a fresh one (its in-memory state is lost)",
             "lane" => lane, "reason" => why);
     }
 }
 
-/// The lane's instance, made (and initialised) when missing.
+/// The lane's instance, made (and initialised) when missing. A guest whose
+/// `init` spins or blocks is given up on at `until` (the deadline of the
+/// work that needs the instance), so a replacement instance can never hold
+/// a lane for good.
 async fn ensure<'a>(
     context: &LaneContext,
     instance: &'a mut Option<Instance<Session>>,
+    until: tokio::time::Instant,
 ) -> Result<&'a mut Instance<Session>, Fault> {
     if instance.is_none() {
-        let mut fresh = context
-            .runtime
-            .instantiate(context.session.clone(), &context.sandbox)
-            .await?;
-        match fresh.init(&context.init).await? {
-            Ok(()) => {}
-            Err(error) => return Err(Fault::Start(format!(
+        let make = async {
+            let mut fresh = context
+                .runtime
+                .instantiate(context.session.clone(), &context.sandbox)
+                .await?;
+            match fresh.init(&context.init).await? {
+                Ok(()) => Ok(fresh),
+                Err(error) => Err(Fault::Start(format!(
                     "the guest's init failed: {}",
                     results::guest_error_text(&error)
                 ))),
-        }
+            }
+        };
+        let fresh = tokio::time::timeout_at(until, make).await.map_err(|_| {
+            Fault::Start(
+                "a fresh guest instance's init did not return before the request's deadline (it is spinning or blocked)".into(),
+            )
+        })??;
         *instance = Some(fresh);
     }
     instance
@@ -406,7 +465,7 @@ async fn execute(
 }
 
 fn invalid_result(message: &str) -> RpcError {
-    crate::log!(Level::Warning, "the guest returned an invalid result", "error" => message);
+    crate::guest_log!(Level::Warning, "the guest returned an invalid result", "error" => message);
     RpcError::internal(format!("invalid handler result: {message}"))
 }
 
@@ -433,12 +492,12 @@ fn answer_fault(
 
 fn log_fault(request_id: u64, fault: &Fault) {
     match fault {
-        Fault::Trap { message, backtrace } => crate::log!(Level::Error, "guest trapped",
+        Fault::Trap { message, backtrace } => crate::guest_log!(Level::Error, "guest trapped",
             "request_id" => request_id, "error" => message, "backtrace" => backtrace),
-        Fault::StackOverflow { backtrace, .. } => crate::log!(Level::Error, "guest trapped",
+        Fault::StackOverflow { backtrace, .. } => crate::guest_log!(Level::Error, "guest trapped",
             "request_id" => request_id, "error" => fault.to_string(), "backtrace" => backtrace),
         other => {
-            crate::log!(Level::Error, "guest failed", "request_id" => request_id, "error" => other.to_string())
+            crate::guest_log!(Level::Error, "guest failed", "request_id" => request_id, "error" => other.to_string())
         }
     }
 }
@@ -479,12 +538,12 @@ pub fn guest_error(error: GuestError, cancel: &CancelToken) -> RpcError {
 
 /// What the shim answers when `kind`'s deadline passes: an `is_error`
 /// result for tool calls (the model learns the tool timed out), an error
-/// naming the deadline and its flag otherwise.
+/// naming the deadline and the user's policy key otherwise.
 pub fn deadline_answer(api: ApiVersion, kind: Kind, limit: Duration) -> Result<Value, RpcError> {
     let text = format!(
-        "octet-wasm stopped the guest after its deadline of {} ms (raise it with `{}`)",
+        "octet-wasm stopped the guest after its deadline of {} ms ({})",
         limit.as_millis(),
-        Deadlines::flag(kind)
+        Deadlines::advice(kind, limit)
     );
     match kind {
         Kind::Tool => Ok(results::tool_failure(api, &text)),

@@ -41,6 +41,13 @@ const SHUTDOWN_DRAIN: Duration = Duration::from_millis(1_000);
 const SHUTDOWN_HANDLER: Duration = Duration::from_millis(300);
 /// The SDK's drain on end of input (§4.11).
 const EOF_DRAIN: Duration = Duration::from_millis(2_000);
+/// octet waits 30 s for the `initialize` answer (protocol-core §7.1) and
+/// kills the extension after that. Loading the component, the guest's
+/// `describe` and its `init` all happen inside that wait, so together they
+/// get 27 s from process start: a guest spinning or blocked in either is
+/// answered with an initialize error the host can show, 3 s before the host
+/// would give up on its own.
+const INITIALIZE_BUDGET: Duration = Duration::from_millis(27_000);
 
 enum Phase {
     Starting,
@@ -55,6 +62,7 @@ struct Running {
 
 /// Serves the wire until shutdown or end of input; returns the exit code.
 pub async fn serve(options: Options) -> i32 {
+    let initialize_deadline = Instant::now() + INITIALIZE_BUDGET;
     let writer = Writer::spawn();
     let session = Arc::new(Session::new(writer.clone()));
     let mut input = transport::spawn_reader();
@@ -62,22 +70,46 @@ pub async fn serve(options: Options) -> i32 {
     let mut loaded: Option<Result<Arc<Runtime<Session>>, String>> = None;
     let mut loader = Some(loader);
     let mut phase = Phase::Starting;
+    // The shutdown task owns the drain and the acknowledgement; the loop
+    // keeps answering input meanwhile, and exits once the task is done.
+    let mut shutting_down: Option<tokio::task::JoinHandle<()>> = None;
 
-    while let Some(event) = input.recv().await {
+    loop {
+        // Input first: a request that is already here when the shutdown
+        // acknowledgement goes out still gets its answer below.
+        let event = tokio::select! {
+            biased;
+            event = input.recv() => event,
+            () = shutdown_finished(&mut shutting_down) => {
+                answer_buffered(&session, &mut input).await;
+                writer.flushed().await;
+                crate::log!(Level::Info, "shutdown acknowledged; exiting");
+                return 0;
+            }
+        };
+        let Some(event) = event else { return 0 };
         match event {
             Input::Message(Inbound::Request { id, method, params }) => match &phase {
                 Phase::Starting if method == "initialize" => {
                     if loaded.is_none()
                         && let Some(task) = loader.take()
                     {
-                        loaded = Some(task.await.unwrap_or_else(|err| {
-                            Err(format!("component loading crashed: {err}"))
-                        }));
+                        let outcome = tokio::time::timeout_at(initialize_deadline, task).await;
+                        loaded = Some(match outcome {
+                            Ok(Ok(result)) => result,
+                            Ok(Err(err)) => Err(format!("component loading crashed: {err}")),
+                            Err(_) => Err(format!(
+                                "loading (compiling) the component took longer than the {} s the shim allows inside octet's 30 s initialize timeout; precompile it at install time with `octet-wasm compile`",
+                                INITIALIZE_BUDGET.as_secs()
+                            )),
+                        });
                     }
                     let runtime = loaded
                         .clone()
                         .unwrap_or_else(|| Err("component not loaded".into()));
-                    match initialize(&session, &options, runtime, &params).await {
+                    match initialize(&session, &options, runtime, &params, initialize_deadline)
+                        .await
+                    {
                         Ok((reply, running)) => {
                             session.answer(id, Ok(reply)).await;
                             session.mark_ready();
@@ -89,6 +121,14 @@ pub async fn serve(options: Options) -> i32 {
                         }
                     }
                 }
+                Phase::Starting if method == "shutdown" => {
+                    // After a failed initialize the host still shuts the
+                    // extension down: there is nothing to drain.
+                    session.answer(id, Ok(json!({}))).await;
+                    writer.flushed().await;
+                    crate::log!(Level::Info, "shutdown acknowledged before a successful initialize; exiting");
+                    return 0;
+                }
                 Phase::Starting => {
                     session.answer(id, Err(not_first())).await;
                 }
@@ -99,13 +139,13 @@ pub async fn serve(options: Options) -> i32 {
                         else {
                             unreachable!("matched Ready above")
                         };
-                        tokio::spawn(shutdown(
+                        shutting_down = Some(tokio::spawn(shutdown(
                             session.clone(),
                             running.lanes,
                             lanes_context,
                             id,
                             params,
-                        ));
+                        )));
                     } else {
                         handle_request(&session, running, id, &method, &params).await;
                     }
@@ -139,6 +179,10 @@ pub async fn serve(options: Options) -> i32 {
             }
             Input::Closed { error } => {
                 crate::log!(Level::Info, "extension stdin closed", "error" => error);
+                if let Some(task) = shutting_down.take() {
+                    // The admitted shutdown drains and answers first.
+                    let _ = task.await;
+                }
                 if let Phase::Ready(running) = phase {
                     drain(
                         &session,
@@ -156,7 +200,42 @@ pub async fn serve(options: Options) -> i32 {
             }
         }
     }
-    0
+}
+
+/// Resolves when the shutdown task has acknowledged; never without one.
+async fn shutdown_finished(task: &mut Option<tokio::task::JoinHandle<()>>) {
+    match task {
+        Some(handle) => {
+            let _ = handle.await;
+            *task = None;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// How long, after the acknowledgement, input that is already on its way
+/// is still read and answered before the process exits (the host's exit
+/// stage allows 2 s; end of input ends the wait at once).
+const AFTER_ACK_READ: Duration = Duration::from_millis(5);
+
+/// Answers the requests that arrived while the shutdown drained, or are
+/// arriving as it finishes: they are refused like every request after
+/// `shutdown`, never left without an answer.
+async fn answer_buffered(session: &Arc<Session>, input: &mut tokio::sync::mpsc::Receiver<Input>) {
+    while let Ok(Some(event)) = tokio::time::timeout(AFTER_ACK_READ, input.recv()).await {
+        match event {
+            Input::Message(Inbound::Request { id, .. }) => {
+                session
+                    .answer(id, Err(RpcError::server("extension is draining")))
+                    .await;
+            }
+            Input::Rejected(Rejection::Answer { id, error }) => {
+                session.answer(id, Err(error)).await;
+            }
+            Input::Closed { .. } => return,
+            _ => {}
+        }
+    }
 }
 
 /// The SDK's answer to any request before (or a second) `initialize`.
@@ -207,11 +286,28 @@ fn start_loading(
     })
 }
 
+/// Runs `step` of the guest's start-up unless `deadline` passes first.
+async fn within<T>(
+    deadline: Instant,
+    step: &str,
+    future: impl std::future::Future<Output = Result<T, RpcError>>,
+) -> Result<T, RpcError> {
+    tokio::time::timeout_at(deadline, future)
+        .await
+        .unwrap_or_else(|_| {
+            Err(RpcError::internal(format!(
+                "cannot start the extension: the guest's {step} did not return within the {} s the shim allows inside octet's 30 s initialize timeout (it is spinning or blocked)",
+                INITIALIZE_BUDGET.as_secs()
+            )))
+        })
+}
+
 async fn initialize(
     session: &Arc<Session>,
     options: &Options,
     runtime: Result<Arc<Runtime<Session>>, String>,
     params: &Value,
+    deadline: Instant,
 ) -> Result<(Value, Box<Running>), RpcError> {
     let env_version = std::env::var("OCTET_EXTENSION_API_VERSION").ok();
     let offer = initialize::check_params(params, env_version.as_deref())?;
@@ -220,11 +316,19 @@ async fn initialize(
     let sandbox = sandbox_from(&offer, &options.limits)
         .map_err(|err| RpcError::internal(format!("cannot build the sandbox: {err}")))?;
     let start = |err: String| RpcError::internal(format!("cannot start the extension: {err}"));
-    let mut primary = runtime
-        .instantiate(session.clone(), &sandbox)
-        .await
-        .map_err(|f| start(f.to_string()))?;
-    let description = primary.describe().await.map_err(|f| start(f.to_string()))?;
+    // The guest must never see a live cache key (runtime/cache).
+    crate::runtime::cache::guard(&sandbox, options.cache.as_ref());
+    let mut primary = within(deadline, "instantiation", async {
+        runtime
+            .instantiate(session.clone(), &sandbox)
+            .await
+            .map_err(|f| start(f.to_string()))
+    })
+    .await?;
+    let description = within(deadline, "describe", async {
+        primary.describe().await.map_err(|f| start(f.to_string()))
+    })
+    .await?;
     let catalog = catalog::build(offer.api, &description).map_err(|err| {
         RpcError::internal(format!("the extension's description is invalid: {err}"))
     })?;
@@ -248,16 +352,14 @@ async fn initialize(
             .unwrap_or_else(|| offer.workspace.clone().unwrap_or_default()),
         initialize: params.to_string(),
     };
-    match primary.init(&init).await {
-        Ok(Ok(())) => {}
-        Ok(Err(error)) => {
-            return Err(start(format!(
-                "the guest's init failed: {}",
-                super::results::guest_error_text(&error)
-            )));
+    within(deadline, "init", async {
+        match primary.init(&init).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) => Err(start(format!("the guest's init failed: {error:?}"))),
+            Err(fault) => Err(start(fault.to_string())),
         }
-        Err(fault) => return Err(start(fault.to_string())),
-    }
+    })
+    .await?;
     let pool = negotiated.max_concurrent;
     crate::log!(Level::Info, "extension ready",
         "api_version" => offer.api.as_str(), "features" => negotiated.features.clone(),
@@ -423,7 +525,9 @@ async fn handle_notification(session: &Arc<Session>, phase: &Phase, method: &str
             return;
         }
         if !session.admit_lifecycle() {
-            crate::log!(Level::Warning, "admission queue full; lifecycle event dropped", "event" => method);
+            let dropped = LIFECYCLE_DROPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            crate::log!(Level::Warning, "lifecycle queue full; lifecycle event dropped (the guest is not told)",
+                "event" => method, "queue" => super::session::LIFECYCLE_LIMIT, "dropped_so_far" => dropped);
             return;
         }
         if running.lanes.dispatch(Job::Lifecycle(event)).is_err() {
@@ -434,6 +538,9 @@ async fn handle_notification(session: &Arc<Session>, phase: &Phase, method: &str
     }
     crate::log!(Level::Warning, "unknown notification ignored", "method" => method);
 }
+
+/// Lifecycle events dropped because their queue was full, for the logs.
+static LIFECYCLE_DROPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 async fn cancel_request(session: &Arc<Session>, params: &Value) {
     let reason = params
@@ -498,6 +605,7 @@ async fn drain(session: &Arc<Session>, budget: Duration, reason: &str, grace: Du
     .await;
 }
 
+
 async fn shutdown(
     session: Arc<Session>,
     lanes: Lanes,
@@ -541,6 +649,4 @@ async fn shutdown(
     };
     session.answer(id, outcome).await;
     session.writer().flushed().await;
-    crate::log!(Level::Info, "shutdown acknowledged; exiting");
-    std::process::exit(0);
 }

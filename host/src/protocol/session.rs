@@ -16,9 +16,21 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::time::Instant;
 
-/// Units of admitted work (running + waiting requests and lifecycle
-/// events) before new requests are refused, as in the SDK (§6.2).
+/// Admitted requests (running + waiting) before new ones are refused with
+/// `-32000 extension request queue is full`, as in the SDK (§6.2).
 pub const ADMISSION_LIMIT: usize = 64;
+
+/// Lifecycle events waiting for (or running on) the primary instance.
+///
+/// They are notifications: the host cannot be refused with an answer, and
+/// a dropped `turn/settled` would leave a stateful guest "awake" for good.
+/// So they never share the request bound (a flood of requests cannot push
+/// them out) and get a queue of their own, four times the request bound:
+/// octet sends them at the pace of sessions and turns, so only a host
+/// misbehaving on purpose can fill it. Past it an event is dropped with a
+/// warning that counts every drop so far; the guest cannot be told (WIT
+/// 0.2 has no channel for it), which the README states.
+pub const LIFECYCLE_LIMIT: usize = 256;
 
 /// One admitted host request.
 pub struct RequestState {
@@ -147,7 +159,7 @@ impl Session {
         if requests.contains_key(&id) {
             return Err(Refusal::Duplicate);
         }
-        if requests.len() + self.lifecycle_units.load(Ordering::Acquire) >= ADMISSION_LIMIT {
+        if requests.len() >= ADMISSION_LIMIT {
             return Err(Refusal::QueueFull);
         }
         let state = Arc::new(RequestState {
@@ -165,15 +177,14 @@ impl Session {
         Ok(state)
     }
 
-    /// Counts a lifecycle event as admitted work; `false` when full.
+    /// Counts a lifecycle event as admitted work; `false` when its own
+    /// queue ([`LIFECYCLE_LIMIT`]) is full.
     pub fn admit_lifecycle(&self) -> bool {
-        let requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
-        let units = self.lifecycle_units.load(Ordering::Acquire);
-        if requests.len() + units >= ADMISSION_LIMIT {
-            return false;
-        }
-        self.lifecycle_units.fetch_add(1, Ordering::AcqRel);
-        true
+        self.lifecycle_units
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |units| {
+                (units < LIFECYCLE_LIMIT).then_some(units + 1)
+            })
+            .is_ok()
     }
 
     pub fn lifecycle_done(&self) {

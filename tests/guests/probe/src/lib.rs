@@ -39,11 +39,14 @@ use octet_guest::prelude::*;
 
 mod agents;
 mod catalog_services;
+mod hostile_json;
+mod hostile_output;
 mod links;
 mod observe;
 mod outcomes;
 mod sandbox;
 mod services;
+mod start;
 mod sizes;
 mod time;
 
@@ -66,6 +69,7 @@ fn object_schema(properties: Value) -> Value {
 }
 
 fn setup(ext: &mut Extension) {
+    start::register(ext);
     let counters = Rc::new(Counters::default());
     ext.max_concurrency(4).uses_progress_decoration();
     outcomes::register(ext, &counters);
@@ -77,6 +81,8 @@ fn setup(ext: &mut Extension) {
     observe::register(ext, &counters);
     catalog_services::register(ext);
     agents::register(ext);
+    hostile_json::register(ext);
+    hostile_output::register(ext);
 }
 
 octet_guest::extension!(setup);
