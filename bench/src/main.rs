@@ -15,7 +15,7 @@ mod wire;
 
 use serde_json::json;
 use stats::Summary;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use wire::{Ext, Target};
 
@@ -75,25 +75,22 @@ fn main() {
     let burn_dir = config.root.join("bench/guest");
     let scratch = std::env::temp_dir().join(format!("octet-wasm-bench-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&scratch);
-    let warm_cache = scratch.join("warm-cache");
-    let shim =
-        |cache: &Path| Target::shim(&config.shim, &hello, "hello-world.wasm", cache, &scratch);
+    let shim = |warm: bool| Target::shim(&config.shim, &hello, "hello-world.wasm", warm, &scratch);
     let floor = Target::native(&config.floor, &hello, &scratch);
 
     // Fill the warm cache once.
-    Ext::start(&shim(&warm_cache)).shutdown();
+    Ext::start(&shim(true)).shutdown();
 
     let mut rows: Vec<(String, Summary, Option<Summary>, &str)> = Vec::new();
     let runs = config.runs;
 
-    let cold = Summary::of((0..runs).map(|i| {
-        let cache = scratch.join(format!("cold-{i}"));
-        let (ext, took) = Ext::start_timed(&shim(&cache));
+    let cold = Summary::of((0..runs).map(|_| {
+        let (ext, took) = Ext::start_timed(&shim(false));
         ext.shutdown();
         ms(took)
     }));
     let warm = Summary::of((0..runs).map(|_| {
-        let (ext, took) = Ext::start_timed(&shim(&warm_cache));
+        let (ext, took) = Ext::start_timed(&shim(true));
         ext.shutdown();
         ms(took)
     }));
@@ -145,7 +142,7 @@ fn main() {
             Summary::of(exits),
         )
     };
-    let (s_rate, s_p50, s_p99, s_rss, s_exit) = sequential(&shim(&warm_cache));
+    let (s_rate, s_p50, s_p99, s_rss, s_exit) = sequential(&shim(true));
     let (f_rate, f_p50, f_p99, f_rss, f_exit) = sequential(&floor);
     rows.push((
         "sequential hello_world calls/s".into(),
@@ -196,18 +193,12 @@ fn main() {
             "{} calls in flight (API 0.1 queues them), calls/s",
             config.inflight
         ),
-        pipelined(&shim(&warm_cache)),
+        pipelined(&shim(true)),
         Some(pipelined(&floor)),
         "higher",
     ));
 
-    let burn_target = Target::shim(
-        &config.shim,
-        &burn_dir,
-        "bench-guest.wasm",
-        &warm_cache,
-        &scratch,
-    );
+    let burn_target = Target::shim(&config.shim, &burn_dir, "bench-guest.wasm", true, &scratch);
     let burn_rate = |inflight: usize| {
         Summary::of((0..runs).map(|_| {
             let mut ext = Ext::start(&burn_target);

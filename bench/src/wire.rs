@@ -12,14 +12,16 @@ pub struct Target {
     args: Vec<String>,
     dir: PathBuf,
     workspace: PathBuf,
-    cache: Option<PathBuf>,
     api: &'static str,
     name: String,
     tools: Vec<&'static str>,
 }
 
 impl Target {
-    pub fn shim(shim: &Path, dir: &Path, component: &str, cache: &Path, scratch: &Path) -> Target {
+    /// The shim running `component` from `dir`. The compiled cache is always
+    /// the user's own (`~/.cache/octet-wasm`); a cold target (`warm` false)
+    /// runs with `--no-cache`, so every start compiles.
+    pub fn shim(shim: &Path, dir: &Path, component: &str, warm: bool, scratch: &Path) -> Target {
         let api = if component.starts_with("hello-world") {
             "0.1"
         } else {
@@ -32,10 +34,13 @@ impl Target {
         };
         Target {
             program: shim.to_owned(),
-            args: vec!["run".into(), component.into()],
+            args: if warm {
+                vec!["run".into(), component.into()]
+            } else {
+                vec!["run".into(), component.into(), "--no-cache".into()]
+            },
             dir: dir.to_owned(),
             workspace: scratch.to_owned(),
-            cache: Some(cache.to_owned()),
             api,
             name: dir
                 .file_name()
@@ -51,7 +56,6 @@ impl Target {
             args: Vec::new(),
             dir: dir.to_owned(),
             workspace: scratch.to_owned(),
-            cache: None,
             api: "0.1",
             name: "hello-world".into(),
             tools: vec!["hello_world"],
@@ -91,9 +95,6 @@ impl Ext {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        if let Some(cache) = &target.cache {
-            command.env("OCTET_WASM_CACHE_DIR", cache);
-        }
         let started = Instant::now();
         let mut child = command
             .spawn()

@@ -94,7 +94,7 @@ pub fn run(options: &DemoOptions) -> anyhow::Result<()> {
     let workspace = scratch_dir("workspace")?;
     let scratch = scratch_dir("scratch")?;
     let shim = std::env::current_exe().context("cannot locate the octet-wasm binary")?;
-    let mut launch = Launch::new(shim)
+    let launch = Launch::new(shim)
         .args(&manifest.entrypoint.args)
         .extension_dir(&dir)
         .manifest_path(&manifest_path)
@@ -102,9 +102,6 @@ pub fn run(options: &DemoOptions) -> anyhow::Result<()> {
         .scratch(&scratch)
         .api_version(api)
         .name(&manifest.name);
-    if let Some(cache) = std::env::var_os("OCTET_WASM_CACHE_DIR") {
-        launch = launch.env("OCTET_WASM_CACHE_DIR", cache);
-    }
     heading(&format!(
         "octet-wasm demo: {} (API {}) from {}",
         manifest.name,

@@ -7,7 +7,7 @@ use octet_wasm::log::{self, Level};
 use octet_wasm::protocol::deadlines::Deadlines;
 use octet_wasm::protocol::server::{self, Options};
 use octet_wasm::runtime::Limits;
-use octet_wasm::runtime::cache::Cache;
+use octet_wasm::runtime::cache::{Cache, Reach};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -80,8 +80,9 @@ struct RuntimeArgs {
     /// (or the component's metadata section).
     #[arg(long, value_name = "UNITS")]
     fuel: Option<u64>,
-    /// Compiled-component cache directory (default: OCTET_WASM_CACHE_DIR,
-    /// else $XDG_CACHE_HOME/octet-wasm, else ~/.cache/octet-wasm).
+    /// Ignored, with a warning: the compiled-component cache is always
+    /// ~/.cache/octet-wasm of the user (the home from the user database,
+    /// not $HOME). Still accepted so that old manifests start.
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
     /// Do not read or write the compiled-component cache.
@@ -236,18 +237,38 @@ fn metadata_limits(component: &Path) -> DefaultLimits {
     }
 }
 
+/// The cache for `run`: the user's, or none (with a warning saying why).
 fn cache(args: &RuntimeArgs) -> Option<Cache> {
-    if args.no_cache {
-        return None;
-    }
-    let dir = args.cache_dir.clone().or_else(Cache::default_dir)?;
-    match Cache::open(&dir) {
-        Ok(cache) => Some(cache),
-        Err(err) => {
-            octet_wasm::log!(Level::Warning, "compiled-component cache disabled", "error" => format!("{err:#}"));
+    match open_cache(args, true) {
+        Ok(cache) => cache,
+        Err(reason) => {
+            octet_wasm::log!(Level::Warning, "compiled-component cache not used; every start compiles", "reason" => reason);
             None
         }
     }
+}
+
+/// Opens the user's compiled cache (`None` under `--no-cache`). The
+/// manifest can pass `--cache-dir` and set `OCTET_WASM_CACHE_DIR`, so both
+/// would let an extension choose which native code runs: they are reported
+/// and ignored. `cwd_is_workspace`: see `Reach::from_env`.
+fn open_cache(args: &RuntimeArgs, cwd_is_workspace: bool) -> Result<Option<Cache>, String> {
+    let location = Cache::default_dir().map_or_else(
+        || "nowhere (this user has no home directory in the user database)".to_owned(),
+        |dir| dir.display().to_string(),
+    );
+    if let Some(dir) = &args.cache_dir {
+        octet_wasm::log!(Level::Warning, "--cache-dir is no longer honoured and is ignored; the compiled cache is always the user's own (remove the flag from the manifest's args)",
+            "cache_dir" => dir.display().to_string(), "cache" => location.clone());
+    }
+    if let Some(dir) = std::env::var_os("OCTET_WASM_CACHE_DIR") {
+        octet_wasm::log!(Level::Warning, "OCTET_WASM_CACHE_DIR is ignored; the compiled cache is always the user's own",
+            "OCTET_WASM_CACHE_DIR" => dir.to_string_lossy(), "cache" => location);
+    }
+    if args.no_cache {
+        return Ok(None);
+    }
+    Cache::user(&Reach::from_env(cwd_is_workspace)).map(Some)
 }
 
 fn fail(message: &str) -> ExitCode {
@@ -307,10 +328,14 @@ fn compile(args: CompileArgs) -> ExitCode {
         Ok(limits) => limits,
         Err(message) => return fail(&message),
     };
-    let Some(cache) = cache(&args.runtime) else {
-        return fail(
-            "no usable cache directory: pass --cache-dir or set OCTET_WASM_CACHE_DIR or HOME",
-        );
+    let cache = match open_cache(&args.runtime, false) {
+        Ok(Some(cache)) => cache,
+        Ok(None) => return fail("--no-cache leaves `compile` nothing to do"),
+        Err(reason) => {
+            return fail(&format!(
+                "cannot use the compiled-component cache, so there is nowhere to compile into: {reason}"
+            ));
+        }
     };
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,

@@ -522,7 +522,12 @@ fn env_probe(manifest: ManifestSpec) -> Shim {
     let mut shim = Shim::probe_with_env(
         manifest,
         &[],
-        &[(DECLARED, "/tmp/agent.sock"), (UNDECLARED, "must not leak")],
+        &[
+            (DECLARED, "/tmp/agent.sock"),
+            (UNDECLARED, "must not leak"),
+            // Ignored by the shim (with a warning), and never the guest's.
+            ("OCTET_WASM_CACHE_DIR", "/tmp/not-the-cache"),
+        ],
     );
     shim.initialize();
     shim

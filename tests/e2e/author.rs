@@ -12,7 +12,6 @@ use tempfile::TempDir;
 fn octet_wasm(args: &[&str]) -> Output {
     Command::new(shim_binary())
         .args(args)
-        .env("OCTET_WASM_CACHE_DIR", crate::support::cache_dir())
         .output()
         .expect("octet-wasm starts")
 }
@@ -372,7 +371,6 @@ fn initialize_reply(dir: &Path, args: &[&str]) -> (Value, String) {
         .args(args)
         .env_clear()
         .env("OCTET_EXTENSION_DIR", dir)
-        .env("OCTET_WASM_CACHE_DIR", crate::support::cache_dir())
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -586,7 +584,7 @@ fn ensure_toolchain(lang: &str) {
 /// with the `--deny` flags for the runtime's unused WASI imports, and a
 /// real initialize and `hello` call through hostsim.
 fn new_project_builds_and_runs(lang: &str, deny: &[&str]) {
-    use crate::support::{Shim, cache_dir, expect_error, tool_text};
+    use crate::support::{Shim, expect_error, tool_text};
     use octet_wasm::hostsim::{ApiVersion, ManifestSpec};
 
     ensure_toolchain(lang);
@@ -653,7 +651,7 @@ fn new_project_builds_and_runs(lang: &str, deny: &[&str]) {
     assert_eq!(written["capabilities"]["process"].as_bool(), Some(false));
 
     // Compiled ahead, as an installer would: the interpreters take seconds.
-    ok(&["compile", "--cache-dir", text(&cache_dir()), text(&wasm)]);
+    ok(&["compile", text(&wasm)]);
     let spec = ManifestSpec::new(name, ApiVersion::V0_2)
         .description(written["description"].as_str().unwrap())
         .tools(&["hello"]);

@@ -4,8 +4,10 @@
 //!
 //! Components come from `scripts/build-guests` (`target/components/*.wasm`,
 //! copied beside the examples' manifests). Every test gets its own workspace
-//! and scratch directory; all share one compiled-component cache
-//! (`target/e2e-cache`) so each component compiles once per run.
+//! and scratch directory; all share the user's compiled-component cache
+//! (`~/.cache/octet-wasm`, which `scripts/test` fills with `octet-wasm
+//! compile`), so each component compiles once. Tests that delete or rotate
+//! that cache's key are `#[ignore]`d and run in `scripts/test`'s serial pass.
 
 mod adversarial;
 mod agents;
@@ -19,6 +21,7 @@ mod fuzz_corpus;
 mod hello_delay;
 mod hello_world;
 mod hostile_bundle;
+mod hostile_cache;
 mod hostile_links;
 mod isolation;
 mod manifest_mismatch;

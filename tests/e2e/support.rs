@@ -39,10 +39,12 @@ pub fn shim_binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_octet-wasm"))
 }
 
-/// One compiled-component cache for the whole test run, so every component
-/// compiles once.
+/// The compiled-component cache the shim uses: the user's own (the home from
+/// the user database), shared by every test and every run. Entries are keyed
+/// by the component's bytes, so tests in parallel never disturb each other;
+/// a test that plants entries uses a component no other test runs.
 pub fn cache_dir() -> PathBuf {
-    repo_root().join("target").join("e2e-cache")
+    octet_wasm::user_dirs::cache_dir().expect("the test user has a home in the user database")
 }
 
 /// `target/components/<name>.wasm`, built by `scripts/build-guests`.
@@ -262,7 +264,6 @@ impl Shim {
             .scratch(&scratch)
             .api_version(manifest.api_version)
             .name(&manifest.name)
-            .env("OCTET_WASM_CACHE_DIR", cache_dir())
             .env("RUST_BACKTRACE", "1")
             .spawn()
             .expect("spawn octet-wasm");
@@ -273,6 +274,27 @@ impl Shim {
             workspace,
             _dirs: dirs,
         }
+    }
+
+    /// `octet-wasm run <component_arg> <extra_args>` for the extension in
+    /// `extension_dir`, with `env` added the way a manifest's
+    /// `[entrypoint].env` would add it.
+    pub fn start_with_env(
+        extension_dir: &Path,
+        component_arg: &str,
+        manifest: ManifestSpec,
+        extra_args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Shim {
+        let dirs = tempfile::tempdir().expect("create a temporary directory");
+        Shim::start_in_with_env(
+            dirs,
+            extension_dir,
+            component_arg,
+            manifest,
+            extra_args,
+            env,
+        )
     }
 
     /// The hello-world example, from `examples/hello-world`.

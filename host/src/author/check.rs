@@ -523,6 +523,14 @@ impl Checker {
                     .is_err()
                     .then(|| format!("--fuel {value:?} is not a whole number")),
                 "--deadline-ms" => deadlines.set(&value).err(),
+                "--cache-dir" => {
+                    self.warning(
+                        "entrypoint.args",
+                        format!("--cache-dir {value:?} is ignored: the shim always uses the user's own compiled cache (~/.cache/octet-wasm, the home from the user database), because the manifest could otherwise point it at files the extension planted"),
+                        format!("remove --cache-dir {value}"),
+                    );
+                    None
+                }
                 _ => None,
             };
             if let Some(message) = bad {

@@ -95,8 +95,8 @@ impl Launch {
         self
     }
 
-    /// An extra variable (e.g. `OCTET_WASM_CACHE_DIR`), set before the six
-    /// `OCTET_*` variables.
+    /// An extra variable (e.g. `RUST_BACKTRACE`, or one a manifest's
+    /// `[entrypoint].env` sets), set before the six `OCTET_*` variables.
     pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
         self.env
             .push((key.as_ref().to_owned(), value.as_ref().to_owned()));

@@ -279,7 +279,7 @@ fn start_loading(
         if source == LoadSource::Compiled && options.cache.is_none() {
             crate::log!(
                 Level::Warning,
-                "no compiled-component cache (set OCTET_WASM_CACHE_DIR or HOME); every start compiles"
+                "compiled without a cache (--no-cache, or the user's cache was refused: see the warning above); every start compiles"
             );
         }
         Ok(Arc::new(runtime))
@@ -315,6 +315,9 @@ async fn initialize(
         .map_err(|err| RpcError::internal(format!("cannot load the extension component: {err}")))?;
     let sandbox = sandbox_from(&offer, &options.limits)
         .map_err(|err| RpcError::internal(format!("cannot build the sandbox: {err}")))?;
+    // Before the first instance: a guest that can reach the compiled cache
+    // must never see a live key.
+    crate::runtime::cache::guard(&sandbox, options.cache.as_ref());
     let start = |err: String| RpcError::internal(format!("cannot start the extension: {err}"));
     // The guest must never see a live cache key (runtime/cache).
     crate::runtime::cache::guard(&sandbox, options.cache.as_ref());

@@ -324,7 +324,8 @@ pub struct CallScope<S> {
 }
 
 /// Compiles `bytes` into `cache` for the engine `limits` imply (what `run`
-/// with the same limits will look up). Returns the cache entry.
+/// with the same limits will look up), unless a valid entry is there
+/// already. Returns the cache entry.
 pub fn precompile(
     bytes: &[u8],
     origin: &Path,
@@ -332,18 +333,17 @@ pub fn precompile(
     cache: &cache::Cache,
 ) -> anyhow::Result<std::path::PathBuf> {
     let engine = engine::build(limits)?;
-    let entry = cache.entry(&engine, &cache::sha256_hex(bytes));
-    if !entry.exists() {
-        let component = Component::new(&engine, bytes).map_err(|err| {
-            anyhow::anyhow!(
-                "{} is not a valid WebAssembly component: {err:#}",
-                origin.display()
-            )
-        })?;
-        // Check it links before caching it, so `compile` reports a
-        // component `run` could never start.
-        link::<offline::Offline>(&engine, &component)?;
-        cache::store(&component, &entry)?;
+    if cache.holds(&engine, bytes) {
+        return Ok(cache.entry(&engine, bytes));
     }
-    Ok(entry)
+    let component = Component::new(&engine, bytes).map_err(|err| {
+        anyhow::anyhow!(
+            "{} is not a valid WebAssembly component: {err:#}",
+            origin.display()
+        )
+    })?;
+    // Check it links before caching it, so `compile` reports a component
+    // `run` could never start.
+    link::<offline::Offline>(&engine, &component)?;
+    cache.store(&engine, bytes, &component)
 }

@@ -1,98 +1,298 @@
 //! The compiled-component cache.
 //!
 //! Cranelift dominates start-up (40 ms for a small Rust guest, 6–9 s for
-//! Python or JavaScript ones) while loading a compiled component by mapping
-//! it takes well under 5 ms (toolchain.md §4.1). A compiled component is
-//! native code that wasmtime trusts blindly, so the cache only ever loads
-//! files this program wrote:
-//! - the key is the SHA-256 of the component bytes plus wasmtime's
-//!   compatibility hash of the engine settings (version, fuel, target) and
-//!   this binary's version;
-//! - files are written to a temporary name and renamed into place, so a
-//!   reader never sees a partial file;
-//! - the directory must be owned by the current user and writable by nobody
-//!   else (created 0700); otherwise the cache is not used at all;
-//! - any load failure falls back to compiling.
+//! Python or JavaScript ones) while loading a compiled component takes well
+//! under 5 ms (toolchain.md §4.1). But a compiled component is native code
+//! wasmtime runs without checks, and everything that could have chosen the
+//! cache's location is the extension author's: the manifest's
+//! `[entrypoint].args` (a `--cache-dir` flag) and `[entrypoint].env`
+//! (`HOME`, `XDG_CACHE_HOME`, `OCTET_WASM_CACHE_DIR`). So the cache only
+//! ever runs code it can prove it wrote itself for exactly these bytes:
+//! - it lives in `<home>/.cache/octet-wasm`, the home taken from the user
+//!   database ([`crate::user_dirs`]); no flag or variable moves it;
+//! - every directory from the home down must be a real directory owned by
+//!   this user and writable by nobody else ([`private`]);
+//! - it is refused when it lies inside a directory the extension controls
+//!   (its extension directory, workspace or scratch directory);
+//! - every entry carries an HMAC-SHA256 under a per-user secret key
+//!   ([`key`]), bound to the component's SHA-256, the engine's
+//!   compatibility hash and this binary's version ([`entry`]); an entry is
+//!   read whole into memory, checked, and deserialized from that memory, so
+//!   the file cannot change between the check and the load;
+//! - a guest that can reach the cache never sees a live key: its shim
+//!   deletes the key before the guest starts and tells other shims not to
+//!   make a new one while it runs ([`guard`], [`exposure`]).
 
-use sha2::{Digest, Sha256};
-use std::hash::{Hash, Hasher};
+mod entry;
+mod exposure;
+mod key;
+mod private;
+
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-use super::LoadSource;
+use super::{LoadSource, Sandbox};
 use crate::log::Level;
+use crate::user_dirs;
+use entry::Binding;
+use key::{KEY_FILE, Key};
+use private::ReadError;
 
-/// A private directory of compiled components.
-#[derive(Debug, Clone)]
+/// Largest entry read into memory (an 18 MB CPython component compiles to
+/// well under this).
+const MAX_ENTRY_BYTES: u64 = 1 << 30;
+
+/// The user's cache below the home directory.
+const CACHE_BELOW_HOME: &str = ".cache/octet-wasm";
+
+/// The user's private cache of compiled components, with its key.
+#[derive(Clone)]
 pub struct Cache {
-    dir: PathBuf,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    path: PathBuf,
+    dir: private::Dir,
+    key: Key,
+    /// Set once a guest of this process can reach the cache: nothing more
+    /// is read from or written to it.
+    retired: AtomicBool,
+}
+
+impl std::fmt::Debug for Cache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cache")
+            .field("dir", &self.inner.path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Directories whose contents the extension's author controls, so the cache
+/// must not lie inside them: a key or entry found there may have been put
+/// there by the author.
+#[derive(Debug, Clone, Default)]
+pub struct Reach(Vec<(&'static str, PathBuf)>);
+
+impl Reach {
+    /// From the variables octet sets last (so the manifest cannot change
+    /// them): the extension directory, the workspace and the scratch
+    /// directory. With `cwd_is_workspace` (`run`: octet starts the shim in
+    /// the workspace) the current directory stands in for a missing
+    /// `OCTET_WORKSPACE`.
+    pub fn from_env(cwd_is_workspace: bool) -> Reach {
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|value| !value.is_empty())
+                .map(PathBuf::from)
+        };
+        let mut roots = Vec::new();
+        if let Some(dir) = var("OCTET_EXTENSION_DIR") {
+            roots.push(("extension directory", dir));
+        }
+        let workspace = var("OCTET_WORKSPACE").or_else(|| {
+            cwd_is_workspace
+                .then(|| std::env::current_dir().ok())
+                .flatten()
+        });
+        if let Some(dir) = workspace {
+            roots.push(("workspace", dir));
+        }
+        if let Some(dir) = var("OCTET_EXTENSION_SCRATCH") {
+            roots.push(("scratch directory", dir));
+        }
+        Reach(roots)
+    }
 }
 
 impl Cache {
-    /// Opens (creating if needed) the cache at `dir`. Refuses a directory
-    /// that someone else could have written to.
+    /// Where the user's cache lives: `<home>/.cache/octet-wasm`, the home
+    /// from the user database.
+    pub fn default_dir() -> Option<PathBuf> {
+        user_dirs::cache_dir()
+    }
+
+    /// Opens the user's cache, refusing it when it lies inside a directory
+    /// of `reach`, when any directory on its way is not private, or when a
+    /// running guest can reach it. The error says why, for a warning.
+    pub fn user(reach: &Reach) -> Result<Cache, String> {
+        let home =
+            user_dirs::home_dir().ok_or("this user has no home directory in the user database")?;
+        Cache::open_below(&home, Path::new(CACHE_BELOW_HOME), reach)
+    }
+
+    /// Opens the cache at `dir`, which must lie below the user's home (the
+    /// author tools pass [`Cache::default_dir`]); the extension's
+    /// directories come from the environment.
     pub fn open(dir: &Path) -> anyhow::Result<Cache> {
-        create_private_dir(dir)?;
-        check_private(dir)?;
+        let home = user_dirs::home_dir()
+            .ok_or_else(|| anyhow::anyhow!("this user has no home directory"))?;
+        let below = dir.strip_prefix(&home).map_err(|_| {
+            anyhow::anyhow!(
+                "{} is not below the home directory {}",
+                dir.display(),
+                home.display()
+            )
+        })?;
+        Cache::open_below(&home, below, &Reach::from_env(false)).map_err(anyhow::Error::msg)
+    }
+
+    fn open_below(home_path: &Path, below: &Path, reach: &Reach) -> Result<Cache, String> {
+        let path = home_path.join(below);
+        let key_path = path.join(KEY_FILE);
+        for (what, root) in &reach.0 {
+            if user_dirs::is_within(&path, root) || user_dirs::is_within(&key_path, root) {
+                return Err(format!(
+                    "the compiled cache {} lies inside the {what} {}, whose files the extension controls",
+                    path.display(),
+                    root.display()
+                ));
+            }
+        }
+        let (home, dir) = private::open_chain(home_path, below)?;
+        let exposed = || match exposure::announced(home.fd()) {
+            Ok(false) => Ok(()),
+            Ok(true) => Err(format!(
+                "a running octet-wasm guest can reach the compiled cache {} (a workspace or filesystem grant contains it); it stays unused until that extension exits",
+                path.display()
+            )),
+            Err(err) => Err(format!(
+                "cannot tell whether a running guest can reach the compiled cache (locks on {} fail: {err})",
+                home_path.display()
+            )),
+        };
+        exposed()?;
+        let key = key::load_or_create(&dir)?;
+        // A guest that started reaching the cache while the key was read or
+        // made may have seen it: nobody may use it.
+        if let Err(why) = exposed() {
+            let _ = private::remove(&dir, KEY_FILE);
+            return Err(why);
+        }
         Ok(Cache {
-            dir: dir.to_path_buf(),
+            inner: Arc::new(Inner {
+                path,
+                dir,
+                key,
+                retired: AtomicBool::new(false),
+            }),
         })
     }
 
-    /// The cache directory from `OCTET_WASM_CACHE_DIR`, else
-    /// `$XDG_CACHE_HOME/octet-wasm`, else `$HOME/.cache/octet-wasm`.
-    pub fn default_dir() -> Option<PathBuf> {
-        let from_env = |name: &str| {
-            std::env::var_os(name)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
-        from_env("OCTET_WASM_CACHE_DIR")
-            .or_else(|| from_env("XDG_CACHE_HOME").map(|dir| dir.join("octet-wasm")))
-            .or_else(|| from_env("HOME").map(|home| home.join(".cache").join("octet-wasm")))
-    }
-
     pub fn dir(&self) -> &Path {
-        &self.dir
+        &self.inner.path
     }
 
-    /// The file a compiled form of `bytes` lives in for `engine`.
-    pub fn entry(&self, engine: &Engine, digest: &str) -> PathBuf {
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        engine.precompile_compatibility_hash().hash(&mut hasher);
-        env!("CARGO_PKG_VERSION").hash(&mut hasher);
-        self.dir
-            .join(format!("{digest}-{:016x}.cwasm", hasher.finish()))
+    /// The file the compiled form of `bytes` for `engine` lives in.
+    pub fn entry(&self, engine: &Engine, bytes: &[u8]) -> PathBuf {
+        self.inner
+            .path
+            .join(Binding::new(bytes, engine).file_name())
+    }
+
+    fn usable(&self) -> bool {
+        !self.inner.retired.load(Ordering::Acquire)
+    }
+
+    /// The entry for `binding`, read once, whole, into memory (`Ok(None)`
+    /// when there is none); not yet authenticated.
+    fn read(&self, binding: &Binding) -> Result<Option<Vec<u8>>, String> {
+        match private::read(&self.inner.dir, &binding.file_name(), MAX_ENTRY_BYTES) {
+            Ok((_, data)) => Ok(Some(data)),
+            Err(ReadError::Missing) => Ok(None),
+            Err(err) => Err(err.to_string()),
+        }
+    }
+
+    /// Whether a valid entry for `bytes` and `engine` exists.
+    pub fn holds(&self, engine: &Engine, bytes: &[u8]) -> bool {
+        let binding = Binding::new(bytes, engine);
+        self.usable()
+            && matches!(self.read(&binding), Ok(Some(data))
+                if entry::open(&self.inner.key, &binding, &data).is_ok())
+    }
+
+    /// Loads the compiled form of `bytes`, if a valid entry exists.
+    fn load(&self, engine: &Engine, bytes: &[u8]) -> Result<Option<Component>, String> {
+        let binding = Binding::new(bytes, engine);
+        let Some(data) = self.read(&binding)? else {
+            return Ok(None);
+        };
+        let serialized = entry::open(&self.inner.key, &binding, &data)?;
+        // SAFETY: `serialized` is the memory whose MAC was just checked
+        // under this user's secret key for exactly these component bytes,
+        // this engine's settings and this binary's version, so this program
+        // wrote it from `Component::serialize` (the file is not read again).
+        unsafe { Component::deserialize(engine, serialized) }
+            .map(Some)
+            .map_err(|err| format!("wasmtime cannot load it: {err:#}"))
+    }
+
+    /// Stores the compiled `component` (of `bytes`), replacing any entry.
+    pub fn store(
+        &self,
+        engine: &Engine,
+        bytes: &[u8],
+        component: &Component,
+    ) -> anyhow::Result<PathBuf> {
+        if !self.usable() {
+            anyhow::bail!("the compiled cache is closed: a guest of this process can reach it");
+        }
+        let serialized = component
+            .serialize()
+            .map_err(|err| anyhow::anyhow!("cannot serialize the compiled component: {err}"))?;
+        let binding = Binding::new(bytes, engine);
+        let sealed = entry::seal(&self.inner.key, &binding, &serialized);
+        let name = binding.file_name();
+        private::write(&self.inner.dir, &name, &sealed, true)
+            .map_err(|err| anyhow::anyhow!("cannot write {name}: {err}"))?;
+        Ok(self.inner.path.join(name))
+    }
+
+    /// Stops all further use of the cache by this process.
+    fn retire(&self) {
+        self.inner.retired.store(true, Ordering::Release);
     }
 }
 
 /// Hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    use sha2::{Digest, Sha256};
+    entry::hex(&Sha256::digest(bytes))
+}
+
+/// The cache file name of `bytes` compiled for `engine`.
+pub fn entry_name(engine: &Engine, bytes: &[u8]) -> String {
+    Binding::new(bytes, engine).file_name()
+}
+
+/// An entry for `serialized` as the holder of `key` would make it for the
+/// component `bytes`: what an attacker who stole a key could forge (tests
+/// play that attacker).
+pub fn forge_entry(key: &[u8; 32], engine: &Engine, bytes: &[u8], serialized: &[u8]) -> Vec<u8> {
+    entry::seal(&Key(*key), &Binding::new(bytes, engine), serialized)
 }
 
 /// Loads the compiled form of `bytes` from the cache, or compiles it (and
-/// stores it when a cache is given).
+/// stores it when a cache is given). An entry that fails any check is
+/// ignored with a warning and replaced.
 pub fn load_or_compile(
     engine: &Engine,
     bytes: &[u8],
     origin: &Path,
     cache: Option<&Cache>,
 ) -> anyhow::Result<(Component, LoadSource)> {
-    let entry = cache.map(|cache| cache.entry(engine, &sha256_hex(bytes)));
-    if let Some(entry) = &entry
-        && entry.exists()
-    {
-        // SAFETY: the file is in a directory only this user can write, under
-        // a name derived from the component's hash and this engine's
-        // settings, and was written whole (rename) by `store` below.
-        match unsafe { Component::deserialize_file(engine, entry) } {
-            Ok(component) => return Ok((component, LoadSource::Cache)),
-            Err(err) => {
-                crate::log!(Level::Warning, "ignoring an unusable compiled-cache entry; compiling instead",
-                "path" => entry.display().to_string(), "error" => format!("{err:#}"))
+    let cache = cache.filter(|cache| cache.usable());
+    if let Some(cache) = cache {
+        match cache.load(engine, bytes) {
+            Ok(Some(component)) => return Ok((component, LoadSource::Cache)),
+            Ok(None) => {}
+            Err(reason) => {
+                crate::log!(Level::Warning, "ignoring a compiled-cache entry that fails its checks; compiling instead",
+                    "entry" => cache.entry(engine, bytes).display().to_string(), "reason" => reason)
             }
         }
     }
@@ -102,102 +302,73 @@ pub fn load_or_compile(
             origin.display()
         )
     })?;
-    if let Some(entry) = &entry
-        && let Err(err) = store(&component, entry)
-    {
-        crate::log!(Level::Warning, "cannot write the compiled cache", "path" => entry.display().to_string(), "error" => format!("{err:#}"));
+    if let Some(cache) = cache {
+        match cache.store(engine, bytes, &component) {
+            Ok(entry) => {
+                crate::log!(Level::Debug, "compiled component stored in the cache", "entry" => entry.display().to_string())
+            }
+            Err(err) => {
+                crate::log!(Level::Warning, "cannot write the compiled cache", "dir" => cache.dir().display().to_string(), "error" => format!("{err:#}"))
+            }
+        }
     }
     Ok((component, LoadSource::Compiled))
 }
 
-/// Compiles `bytes` into the cache without keeping the component (for
-/// install-time warming).
-pub fn store(component: &Component, entry: &Path) -> anyhow::Result<()> {
-    let serialized = component
-        .serialize()
-        .map_err(|err| anyhow::anyhow!("cannot serialize the compiled component: {err}"))?;
-    let dir = entry.parent().unwrap_or(Path::new("."));
-    let mut temp = tempfile_in(dir)?;
-    std::io::Write::write_all(&mut temp.1, &serialized)?;
-    temp.1.sync_all()?;
-    std::fs::rename(&temp.0, entry)?;
-    Ok(())
+/// Called once the sandbox is known and before any guest code runs: when a
+/// directory the guest will see contains the user's cache or its key, the
+/// key is deleted (so the guest can never read a live one and forge
+/// entries; the next shim makes a new key and every old entry fails its
+/// MAC), other shims are told not to make a new key while this process
+/// lives, and this process stops using the cache. Components already
+/// loaded were verified before any guest code ran, so they stay.
+pub fn guard(sandbox: &Sandbox, cache: Option<&Cache>) {
+    // A sandbox that cannot name its directories cannot be built either;
+    // assume the worst anyway.
+    let roots = sandbox.preopens().map_or_else(
+        |_| vec![PathBuf::from("/")],
+        |dirs| dirs.into_iter().map(|(host, _)| host).collect(),
+    );
+    let (Some(home), Some(dir)) = (user_dirs::home_dir(), user_dirs::cache_dir()) else {
+        return;
+    };
+    let key_path = dir.join(KEY_FILE);
+    let Some(root) = roots
+        .iter()
+        .find(|root| user_dirs::is_within(&dir, root) || user_dirs::is_within(&key_path, root))
+    else {
+        return;
+    };
+    if let Some(cache) = cache {
+        cache.retire();
+    }
+    // Announce first: from now on no shim makes a key this guest could read.
+    let announced = private::open_home(&home).and_then(exposure::announce);
+    let deleted = delete_key(&home, &dir);
+    crate::log!(Level::Warning, "the guest can reach the compiled-component cache, so its key was deleted before the guest started and this process no longer uses the cache; every component compiles again on its next start (grant a workspace that does not contain the cache to keep it)",
+        "cache" => dir.display().to_string(),
+        "through" => root.display().to_string(),
+        "key_deleted" => deleted.as_ref().is_ok(),
+        "error" => deleted.err(),
+        "other_shims_told" => announced.as_ref().is_ok(),
+        "lock_error" => announced.err().map(|err| err.to_string()));
 }
 
-fn tempfile_in(dir: &Path) -> anyhow::Result<(PathBuf, std::fs::File)> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let nonce = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    let path = dir.join(format!(".tmp-{}-{nonce}", std::process::id()));
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)?;
-    Ok((path, file))
-}
-
-fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    if dir.is_dir() {
-        return Ok(());
+fn delete_key(home: &Path, dir: &Path) -> Result<(), String> {
+    let below = dir
+        .strip_prefix(home)
+        .unwrap_or(Path::new(CACHE_BELOW_HOME));
+    match private::open_existing(home, below) {
+        Ok(Some(cache)) => private::remove(&cache, KEY_FILE).map_err(|err| err.to_string()),
+        Ok(None) => Ok(()),
+        // Not a directory any shim would use; remove whatever the path
+        // names anyway.
+        Err(_) => match std::fs::remove_file(dir.join(KEY_FILE)) {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err.to_string()),
+            _ => Ok(()),
+        },
     }
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(|err| {
-            anyhow::anyhow!("cannot create the cache directory {}: {err}", dir.display())
-        })
-}
-
-fn check_private(dir: &Path) -> anyhow::Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::metadata(dir)?;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::geteuid() };
-    if meta.uid() != uid {
-        anyhow::bail!(
-            "cache directory {} is owned by uid {}, not by this user ({uid}); refusing to load compiled code from it",
-            dir.display(),
-            meta.uid()
-        );
-    }
-    if meta.mode() & 0o022 != 0 {
-        anyhow::bail!(
-            "cache directory {} is writable by group or others (mode {:o}); refusing to load compiled code from it (fix: chmod 700)",
-            dir.display(),
-            meta.mode() & 0o777
-        );
-    }
-    Ok(())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::os::unix::fs::PermissionsExt;
-
-    #[test]
-    fn refuses_shared_directories() {
-        let dir = tempfile::tempdir().unwrap();
-        let shared = dir.path().join("shared");
-        std::fs::create_dir(&shared).unwrap();
-        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
-        assert!(Cache::open(&shared).is_err());
-        let private = dir.path().join("private");
-        let cache = Cache::open(&private).unwrap();
-        let mode = std::fs::metadata(cache.dir()).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o700);
-    }
-
-    #[test]
-    fn hashes_hex() {
-        assert_eq!(
-            sha256_hex(b""),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
-    }
-}
+mod tests;

@@ -1,0 +1,167 @@
+//! The format of one cache entry: what its MAC binds, and how it is checked.
+//!
+//! An entry is `MAGIC || HMAC-SHA256(key, binding || serialized) ||
+//! serialized`. The binding names the exact component bytes (SHA-256), the
+//! engine settings that decide whether native code fits (wasmtime's
+//! compatibility hash) and this binary's version, each length-delimited after
+//! a domain string. So a valid entry for one component, engine or shim
+//! version is not valid under another's name, and no other use of the key
+//! can produce an entry's MAC.
+
+use super::key::Key;
+use hmac::{Hmac, Mac};
+use sha2::{Digest, Sha256};
+use wasmtime::Engine;
+
+const MAGIC: &[u8; 8] = b"OWCACHE\x01";
+const DOMAIN: &[u8] = b"octet-wasm compiled-component cache entry, format 1\0";
+const MAC_BYTES: usize = 32;
+
+/// What an entry is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    /// SHA-256 of the component bytes.
+    pub component: [u8; 32],
+    /// SHA-256 of wasmtime's precompile compatibility hash for the engine.
+    pub engine: [u8; 32],
+    /// This binary's version.
+    pub version: &'static str,
+}
+
+impl Binding {
+    pub fn new(component_bytes: &[u8], engine: &Engine) -> Binding {
+        Binding {
+            component: Sha256::digest(component_bytes).into(),
+            engine: engine_fingerprint(engine),
+            version: env!("CARGO_PKG_VERSION"),
+        }
+    }
+
+    /// The entry's file name: the component's digest and a short tag of
+    /// the engine and version (so different settings keep separate entries).
+    pub fn file_name(&self) -> String {
+        let mut tag = Sha256::new();
+        tag.update(b"octet-wasm cache entry name\0");
+        tag.update(self.engine);
+        tag.update(self.version.as_bytes());
+        let tag = tag.finalize();
+        format!("{}-{}.cwasm", hex(&self.component), hex(&tag[..8]))
+    }
+
+    fn mac(&self, key: &Key) -> Hmac<Sha256> {
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(&key.0).unwrap_or_else(|_| unreachable!("any length"));
+        mac.update(DOMAIN);
+        mac.update(&self.component);
+        mac.update(&self.engine);
+        mac.update(&(self.version.len() as u64).to_le_bytes());
+        mac.update(self.version.as_bytes());
+        mac
+    }
+}
+
+/// The bytes to store for `serialized` (from `Component::serialize`).
+pub fn seal(key: &Key, binding: &Binding, serialized: &[u8]) -> Vec<u8> {
+    let mut mac = binding.mac(key);
+    mac.update(&(serialized.len() as u64).to_le_bytes());
+    mac.update(serialized);
+    let tag = mac.finalize().into_bytes();
+    let mut out = Vec::with_capacity(MAGIC.len() + MAC_BYTES + serialized.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&tag);
+    out.extend_from_slice(serialized);
+    out
+}
+
+/// The serialized component inside `entry`, if its MAC is the one this key
+/// makes for `binding` (compared in constant time).
+pub fn open<'a>(key: &Key, binding: &Binding, entry: &'a [u8]) -> Result<&'a [u8], String> {
+    let Some(rest) = entry.strip_prefix(MAGIC.as_slice()) else {
+        return Err("it is not an octet-wasm cache entry (wrong header)".into());
+    };
+    if rest.len() < MAC_BYTES {
+        return Err("it is truncated".into());
+    }
+    let (tag, serialized) = rest.split_at(MAC_BYTES);
+    let mut mac = binding.mac(key);
+    mac.update(&(serialized.len() as u64).to_le_bytes());
+    mac.update(serialized);
+    mac.verify_slice(tag).map_err(|_| {
+        "its MAC does not match: it was not written by this user's octet-wasm for this component and engine".to_owned()
+    })?;
+    Ok(serialized)
+}
+
+/// A digest of the engine settings that decide whether compiled code fits.
+fn engine_fingerprint(engine: &Engine) -> [u8; 32] {
+    use std::hash::Hash;
+    let mut hasher = ShaHasher(Sha256::new());
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    hasher.0.finalize().into()
+}
+
+/// Feeds a `Hash` implementation into SHA-256 (the std hashers are not
+/// stable across Rust versions, and 64 bits are too few to bind a MAC to).
+struct ShaHasher(Sha256);
+
+impl std::hash::Hasher for ShaHasher {
+    fn finish(&self) -> u64 {
+        unreachable!("only `write` is used")
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn binding(component: &[u8]) -> Binding {
+        Binding {
+            component: Sha256::digest(component).into(),
+            engine: [1; 32],
+            version: "1.2.3",
+        }
+    }
+
+    #[test]
+    fn an_entry_opens_only_with_its_key_and_binding() {
+        let key = Key([5; 32]);
+        let sealed = seal(&key, &binding(b"a"), b"native code");
+        assert_eq!(open(&key, &binding(b"a"), &sealed).unwrap(), b"native code");
+        assert!(open(&Key([6; 32]), &binding(b"a"), &sealed).is_err());
+        assert!(open(&key, &binding(b"b"), &sealed).is_err());
+        let mut other_engine = binding(b"a");
+        other_engine.engine = [2; 32];
+        assert!(open(&key, &other_engine, &sealed).is_err());
+        let mut other_version = binding(b"a");
+        other_version.version = "1.2.4";
+        assert!(open(&key, &other_version, &sealed).is_err());
+        for index in 0..sealed.len() {
+            let mut tampered = sealed.clone();
+            tampered[index] ^= 1;
+            assert!(
+                open(&key, &binding(b"a"), &tampered).is_err(),
+                "byte {index}"
+            );
+        }
+        assert!(open(&key, &binding(b"a"), &sealed[..sealed.len() - 1]).is_err());
+        assert!(open(&key, &binding(b"a"), b"native code").is_err());
+    }
+
+    #[test]
+    fn names_separate_components_and_engines() {
+        let a = binding(b"a");
+        let mut b = binding(b"a");
+        b.engine = [2; 32];
+        assert!(a.file_name().starts_with(&hex(&a.component)));
+        assert_ne!(a.file_name(), b.file_name());
+        assert!(a.file_name().ends_with(".cwasm"));
+    }
+}

@@ -1,0 +1,373 @@
+//! File operations inside the private cache directory, by descriptor.
+//!
+//! Every directory from the home down is opened with `openat` and
+//! `O_NOFOLLOW` and checked on the descriptor itself (`fstat`), and every
+//! later operation is relative to the cache directory's descriptor. A path
+//! checked once and opened again later could be swapped in between (a
+//! symlink, a renamed directory); a descriptor cannot.
+
+use std::ffi::CString;
+use std::fs::{File, Metadata};
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Component, Path};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// An open directory that passed [`check_dir`].
+#[derive(Debug)]
+pub struct Dir {
+    fd: OwnedFd,
+}
+
+impl Dir {
+    pub fn fd(&self) -> &OwnedFd {
+        &self.fd
+    }
+}
+
+/// The effective uid.
+pub fn euid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Opens the home directory `home` (followed if it is a symlink: the user
+/// database names it, so where it leads is the user's choice), then each
+/// directory of `below` inside it, creating missing ones with mode 0700.
+/// Each must be a real directory (not a symlink) owned by this user and
+/// writable by nobody else; the home may also be owned by root.
+pub fn open_chain(home: &Path, below: &Path) -> Result<(Dir, Dir), String> {
+    chain(home, below, true)?.ok_or_else(|| "the cache directory vanished".to_owned())
+}
+
+/// Like [`open_chain`] without creating anything: `Ok(None)` when a
+/// directory on the way does not exist.
+pub fn open_existing(home: &Path, below: &Path) -> Result<Option<Dir>, String> {
+    Ok(chain(home, below, false)?.map(|(_, dir)| dir))
+}
+
+fn chain(home: &Path, below: &Path, create: bool) -> Result<Option<(Dir, Dir)>, String> {
+    let home_fd = open_dir(libc::AT_FDCWD, home, true)
+        .map_err(|err| format!("cannot open the home directory {}: {err}", home.display()))?;
+    check_dir(&home_fd, home, &[euid(), 0])?;
+    let home_dir = Dir { fd: home_fd };
+    let mut current: Option<OwnedFd> = None;
+    let mut path = home.to_path_buf();
+    for component in below.components() {
+        let Component::Normal(name) = component else {
+            return Err(format!(
+                "the cache path {} is not a plain path below the home directory",
+                below.display()
+            ));
+        };
+        path.push(name);
+        let parent = current.as_ref().unwrap_or(&home_dir.fd).as_raw_fd();
+        let fd = match open_dir(parent, Path::new(name), false) {
+            Err(err) if err.kind() == io::ErrorKind::NotFound && !create => return Ok(None),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                mkdir(parent, Path::new(name))
+                    .map_err(|err| format!("cannot create {}: {err}", path.display()))?;
+                open_dir(parent, Path::new(name), false)
+            }
+            other => other,
+        }
+        .map_err(|err| describe_open_error(&path, err))?;
+        check_dir(&fd, &path, &[euid()])?;
+        current = Some(fd);
+    }
+    let dir = current.ok_or_else(|| "the cache path is empty".to_owned())?;
+    Ok(Some((home_dir, Dir { fd: dir })))
+}
+
+/// Opens `home` alone, without checks (for the exposure lock).
+pub fn open_home(home: &Path) -> io::Result<OwnedFd> {
+    open_dir(libc::AT_FDCWD, home, true)
+}
+
+fn describe_open_error(path: &Path, err: io::Error) -> String {
+    // `O_NOFOLLOW | O_DIRECTORY` on a symlink fails with ENOTDIR; look at
+    // the path again only to word the message.
+    let symlink = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_symlink());
+    match err.raw_os_error() {
+        Some(libc::ELOOP | libc::ENOTDIR) if symlink => format!(
+            "{} is a symbolic link; the compiled cache must be a real directory",
+            path.display()
+        ),
+        Some(libc::ENOTDIR) => format!("{} is not a directory", path.display()),
+        _ => format!("cannot open {}: {err}", path.display()),
+    }
+}
+
+/// Refuses a directory someone other than `owners` could write to.
+fn check_dir(fd: &OwnedFd, path: &Path, owners: &[u32]) -> Result<(), String> {
+    let meta = metadata(fd).map_err(|err| format!("cannot stat {}: {err}", path.display()))?;
+    if !meta.is_dir() {
+        return Err(format!("{} is not a directory", path.display()));
+    }
+    if !owners.contains(&meta.uid()) {
+        return Err(format!(
+            "{} is owned by uid {}, not by this user ({})",
+            path.display(),
+            meta.uid(),
+            euid()
+        ));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(format!(
+            "{} is writable by group or others (mode {:o}; fix: chmod go-w {})",
+            path.display(),
+            meta.mode() & 0o7777,
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
+fn open_dir(parent: libc::c_int, name: &Path, follow: bool) -> io::Result<OwnedFd> {
+    let mut flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
+    if !follow {
+        flags |= libc::O_NOFOLLOW;
+    }
+    openat(parent, name, flags, 0)
+}
+
+fn openat(parent: libc::c_int, name: &Path, flags: libc::c_int, mode: u32) -> io::Result<OwnedFd> {
+    let name = c_name(name)?;
+    // SAFETY: `name` is NUL-terminated and outlives the call; the result is
+    // a fresh descriptor we take ownership of below.
+    let fd = unsafe { libc::openat(parent, name.as_ptr(), flags, mode as libc::c_uint) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is a valid descriptor nobody else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn mkdir(parent: libc::c_int, name: &Path) -> io::Result<()> {
+    let name = c_name(name)?;
+    // SAFETY: `name` is NUL-terminated and outlives the call.
+    if unsafe { libc::mkdirat(parent, name.as_ptr(), 0o700) } != 0 {
+        let err = io::Error::last_os_error();
+        if err.kind() != io::ErrorKind::AlreadyExists {
+            return Err(err);
+        }
+    }
+    Ok(())
+}
+
+fn c_name(name: &Path) -> io::Result<CString> {
+    CString::new(name.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "name contains a NUL byte"))
+}
+
+fn metadata(fd: &OwnedFd) -> io::Result<Metadata> {
+    let file = File::from(fd.try_clone()?);
+    file.metadata()
+}
+
+/// Why a file in the cache directory was not read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// There is no such file.
+    Missing,
+    /// There is one, but it is not ours to trust (the text says why).
+    Refused(String),
+    Io(io::Error),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Missing => f.write_str("it does not exist"),
+            ReadError::Refused(why) => f.write_str(why),
+            ReadError::Io(err) => write!(f, "{err}"),
+        }
+    }
+}
+
+/// Reads `name` whole: it must be a regular file (not a symlink) owned by
+/// this user, of at most `max` bytes. Returns its metadata too.
+pub fn read(dir: &Dir, name: &str, max: u64) -> Result<(Metadata, Vec<u8>), ReadError> {
+    let fd = openat(
+        dir.fd.as_raw_fd(),
+        Path::new(name),
+        libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK,
+        0,
+    )
+    .map_err(|err| match err.raw_os_error() {
+        Some(libc::ENOENT) => ReadError::Missing,
+        Some(libc::ELOOP) => ReadError::Refused("it is a symbolic link".into()),
+        _ => ReadError::Io(err),
+    })?;
+    let mut file = File::from(fd);
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::Refused("it is not a regular file".into()));
+    }
+    if meta.uid() != euid() {
+        return Err(ReadError::Refused(format!(
+            "it is owned by uid {}, not by this user ({})",
+            meta.uid(),
+            euid()
+        )));
+    }
+    if meta.len() > max {
+        return Err(ReadError::Refused(format!(
+            "it is {} bytes, more than the {max} an entry may have",
+            meta.len()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    Read::by_ref(&mut file)
+        .take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(ReadError::Refused("it grew while being read".into()));
+    }
+    Ok((meta, bytes))
+}
+
+/// Writes `bytes` to a fresh temporary file (mode 0600) and moves it to
+/// `name`: replacing what is there when `replace`, else only if `name` does
+/// not exist yet (returns `false` when another writer got there first). A
+/// reader never sees a partial file.
+pub fn write(dir: &Dir, name: &str, bytes: &[u8], replace: bool) -> io::Result<bool> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nonce = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let temp = format!(
+        ".tmp-{}-{}-{nonce}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    let fd = openat(
+        dir.fd.as_raw_fd(),
+        Path::new(&temp),
+        libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        0o600,
+    )?;
+    let mut file = File::from(fd);
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    drop(file);
+    let moved = written.and_then(|()| {
+        let from = c_name(Path::new(&temp))?;
+        let to = c_name(Path::new(name))?;
+        let raw = dir.fd.as_raw_fd();
+        // SAFETY: both names are NUL-terminated and outlive the calls.
+        let status = unsafe {
+            if replace {
+                libc::renameat(raw, from.as_ptr(), raw, to.as_ptr())
+            } else {
+                libc::linkat(raw, from.as_ptr(), raw, to.as_ptr(), 0)
+            }
+        };
+        if status == 0 {
+            return Ok(true);
+        }
+        let err = io::Error::last_os_error();
+        if !replace && err.kind() == io::ErrorKind::AlreadyExists {
+            return Ok(false);
+        }
+        Err(err)
+    });
+    if !(replace && matches!(moved, Ok(true))) {
+        let _ = remove(dir, &temp);
+    }
+    moved
+}
+
+/// Removes `name` (a missing file is not an error).
+pub fn remove(dir: &Dir, name: &str) -> io::Result<()> {
+    let name = c_name(Path::new(name))?;
+    // SAFETY: `name` is NUL-terminated and outlives the call.
+    if unsafe { libc::unlinkat(dir.fd.as_raw_fd(), name.as_ptr(), 0) } != 0 {
+        let err = io::Error::last_os_error();
+        if err.kind() != io::ErrorKind::NotFound {
+            return Err(err);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn home() -> tempfile::TempDir {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        home
+    }
+
+    #[test]
+    fn creates_missing_directories_private() {
+        let home = home();
+        let (_, dir) = open_chain(home.path(), Path::new(".cache/octet-wasm")).unwrap();
+        let mode = std::fs::metadata(home.path().join(".cache/octet-wasm"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700);
+        assert!(write(&dir, "entry", b"one", true).unwrap());
+        assert!(write(&dir, "entry", b"two", true).unwrap());
+        assert!(!write(&dir, "entry", b"three", false).unwrap());
+        assert_eq!(read(&dir, "entry", 16).unwrap().1, b"two");
+        let leftovers: Vec<_> = std::fs::read_dir(home.path().join(".cache/octet-wasm"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers, ["entry"], "temporary files are cleaned up");
+        assert!(matches!(read(&dir, "entry", 2), Err(ReadError::Refused(_))));
+        remove(&dir, "entry").unwrap();
+        assert!(matches!(read(&dir, "entry", 16), Err(ReadError::Missing)));
+    }
+
+    #[test]
+    fn refuses_symlinks_and_shared_directories_anywhere_below_home() {
+        let home = home();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), home.path().join(".cache")).unwrap();
+        let err = open_chain(home.path(), Path::new(".cache/octet-wasm")).unwrap_err();
+        assert!(err.contains("symbolic link"), "{err}");
+
+        let home = self::home();
+        std::fs::create_dir(home.path().join(".cache")).unwrap();
+        std::fs::set_permissions(
+            home.path().join(".cache"),
+            std::fs::Permissions::from_mode(0o775),
+        )
+        .unwrap();
+        let err = open_chain(home.path(), Path::new(".cache/octet-wasm")).unwrap_err();
+        assert!(err.contains("writable by group or others"), "{err}");
+
+        let home = self::home();
+        std::fs::create_dir_all(home.path().join(".cache/octet-wasm")).unwrap();
+        std::fs::set_permissions(
+            home.path().join(".cache/octet-wasm"),
+            std::fs::Permissions::from_mode(0o757),
+        )
+        .unwrap();
+        let err = open_chain(home.path(), Path::new(".cache/octet-wasm")).unwrap_err();
+        assert!(err.contains("writable by group or others"), "{err}");
+    }
+
+    #[test]
+    fn refuses_symlinked_and_special_files() {
+        let home = home();
+        let (_, dir) = open_chain(home.path(), Path::new("c")).unwrap();
+        let target = home.path().join("target");
+        std::fs::write(&target, b"x").unwrap();
+        std::os::unix::fs::symlink(&target, home.path().join("c/link")).unwrap();
+        let err = read(&dir, "link", 16).unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        std::fs::create_dir(home.path().join("c/sub")).unwrap();
+        let err = read(&dir, "sub", 16).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+    }
+}
