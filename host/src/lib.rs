@@ -15,6 +15,7 @@ pub mod cancel;
 pub mod demo;
 pub mod hostsim;
 pub mod log;
+pub mod policy;
 pub mod process_env;
 pub mod protocol;
 pub mod runtime;

@@ -4,12 +4,13 @@ use clap::{Args, Parser, Subcommand};
 use octet_wasm::author;
 use octet_wasm::author::metadata::DefaultLimits;
 use octet_wasm::log::{self, Level};
-use octet_wasm::protocol::deadlines::Deadlines;
+use octet_wasm::policy::{self, Origin, Policy};
 use octet_wasm::protocol::server::{self, Options};
 use octet_wasm::runtime::Limits;
 use octet_wasm::runtime::cache::{Cache, Reach};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 #[derive(Parser)]
 #[command(
@@ -72,12 +73,15 @@ struct DemoArgs {
 
 #[derive(Args)]
 struct RuntimeArgs {
-    /// Linear memory per guest instance, in MiB [default: the component's
-    /// metadata section, else 256].
+    /// Linear memory per guest instance, in MiB, at most the user's ceiling
+    /// for the whole process (`memory_mib` in
+    /// ~/.config/octet-wasm/policy.toml, else 256) [default: the
+    /// component's metadata section, else the ceiling].
     #[arg(long, value_name = "MIB")]
     memory_mib: Option<usize>,
-    /// Fuel (about one unit per wasm instruction) per call; off by default
-    /// (or the component's metadata section).
+    /// Fuel (about one unit per wasm instruction) per call, at most the
+    /// user's `fuel` ceiling; off by default (or the component's metadata
+    /// section, or the user's ceiling when there is one).
     #[arg(long, value_name = "UNITS")]
     fuel: Option<u64>,
     /// Ignored, with a warning: the compiled-component cache is always
@@ -96,9 +100,11 @@ struct RunArgs {
     component: PathBuf,
     #[command(flatten)]
     runtime: RuntimeArgs,
-    /// Override a deadline, e.g. `--deadline-ms render=300`. Names: request,
-    /// command, before_prompt, after_response, before_persistence,
-    /// post_mutation, render, menu, lifecycle, cancel_grace.
+    /// Override a deadline, e.g. `--deadline-ms render=300`, up to the
+    /// user's ceiling (`[deadlines]` in ~/.config/octet-wasm/policy.toml).
+    /// Names: request, command, before_prompt, after_response,
+    /// before_persistence, post_mutation, render, menu, lifecycle,
+    /// cancel_grace.
     #[arg(long = "deadline-ms", value_name = "NAME=MS")]
     deadlines: Vec<String>,
     /// Refuse to run unless the component's SHA-256 is this (hex).
@@ -205,24 +211,38 @@ fn resolve(component: &Path) -> PathBuf {
     }
 }
 
-/// The limits: the command line, else the component's metadata section
-/// (`embed-metadata`), else the defaults.
+/// The limits: what the command line asks, else what the component's
+/// metadata section asks (`embed-metadata`), each held to the user's
+/// ceilings; the ceilings themselves where nothing is asked.
 fn limits(args: &RuntimeArgs, defaults: &DefaultLimits) -> Result<Limits, String> {
-    let memory_mib = args
-        .memory_mib
-        .or(defaults.memory_mib)
-        .unwrap_or(DEFAULT_MEMORY_MIB);
-    if memory_mib == 0 {
-        return Err("--memory-mib must be at least 1".into());
+    fn asked<T>(flag: Option<T>, metadata: Option<T>) -> Option<(T, Origin)> {
+        flag.map(|value| (value, Origin::Arguments))
+            .or(metadata.map(|value| (value, Origin::Metadata)))
     }
-    Ok(Limits {
-        memory_bytes: memory_mib.saturating_mul(1 << 20),
-        fuel: args.fuel.or(defaults.fuel),
-        ..Limits::default()
-    })
+    let (limits, clamps) = policy::clamp::limits(
+        &user_policy().ceilings,
+        asked(args.memory_mib, defaults.memory_mib),
+        asked(args.fuel, defaults.fuel),
+    )?;
+    for clamp in &clamps {
+        clamp.log();
+    }
+    Ok(limits)
 }
 
-const DEFAULT_MEMORY_MIB: usize = 256;
+/// The user's ceilings for this extension, read once so that every clamp
+/// of the process sees the same file. The table is chosen by
+/// `OCTET_EXTENSION_NAME`, which octet sets after the manifest's own
+/// environment, so an extension cannot pick it.
+fn user_policy() -> &'static Policy {
+    static POLICY: OnceLock<Policy> = OnceLock::new();
+    POLICY.get_or_init(|| {
+        let name = std::env::var("OCTET_EXTENSION_NAME")
+            .ok()
+            .filter(|name| !name.is_empty());
+        policy::load_logged(name.as_deref())
+    })
+}
 
 /// The default limits in the component's metadata section. A component
 /// that cannot be read or validated has none here; loading it reports why.
@@ -283,13 +303,27 @@ fn run(args: RunArgs) -> ExitCode {
         Ok(limits) => limits,
         Err(message) => return fail(&message),
     };
-    let mut deadlines = Deadlines::default();
-    // The metadata's deadlines first, so the command line's win.
-    for setting in defaults.deadline_settings().iter().chain(&args.deadlines) {
-        if let Err(message) = deadlines.set(setting) {
-            return fail(&message);
+    // The metadata's deadlines first, so the command line's win; both are
+    // held to the user's ceilings.
+    let settings: Vec<(String, Origin)> = defaults
+        .deadline_settings()
+        .into_iter()
+        .map(|setting| (setting, Origin::Metadata))
+        .chain(
+            args.deadlines
+                .iter()
+                .map(|setting| (setting.clone(), Origin::Arguments)),
+        )
+        .collect();
+    let deadlines = match policy::clamp::deadlines(&user_policy().ceilings, &settings) {
+        Ok((deadlines, clamps)) => {
+            for clamp in &clamps {
+                clamp.log();
+            }
+            deadlines
         }
-    }
+        Err(message) => return fail(&message),
+    };
     if let Some(hex) = &args.sha256
         && (hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()))
     {
@@ -309,15 +343,16 @@ fn run(args: RunArgs) -> ExitCode {
     // once; checking timers and I/O only every `event_interval` polls
     // (tokio's default: 61) would delay deadlines and cancellations by up
     // to 610 ms, so the runtime looks at them every other poll.
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .event_interval(EVENT_INTERVAL)
-        .build()
-    {
+    let mut builder = tokio::runtime::Builder::new_current_thread();
+    octet_wasm::protocol::lanes::cap_blocking_threads(&mut builder, "protocol", 0);
+    let runtime = match builder.enable_all().event_interval(EVENT_INTERVAL).build() {
         Ok(runtime) => runtime,
         Err(err) => return fail(&format!("cannot start the async runtime: {err}")),
     };
     let code = runtime.block_on(server::serve(options));
+    // A guest can leave threads blocked in the host (a FIFO it opened, a
+    // read that never ends); dropping the runtime would wait for them.
+    runtime.shutdown_background();
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 

@@ -40,7 +40,12 @@ fn render_spin(shim: &mut Shim, deadline_ms: u64) -> Duration {
     assert_eq!(error.message, "request deadline exceeded");
     let data = error.data.clone().unwrap_or(Value::Null);
     assert_eq!(data["deadline_ms"], deadline_ms, "{}", reply.frame.raw);
-    assert_eq!(data["raise_with"], "--deadline-ms render=MS");
+    // Who can change it is the user, in the policy file: never a flag the
+    // extension's own manifest controls.
+    assert_eq!(
+        data["raise_with"],
+        "deadlines.render in ~/.config/octet-wasm/policy.toml"
+    );
     elapsed
 }
 
@@ -97,7 +102,8 @@ fn a_tool_past_its_deadline_is_an_error_result_naming_it() {
         assert_eq!(result["is_error"], true, "{tool}: {}", reply.frame.raw);
         let text = tool_text(&reply);
         assert!(
-            text.contains("deadline of 1000 ms") && text.contains("--deadline-ms request=MS"),
+            text.contains("deadline of 1000 ms")
+                && text.contains("up to 29000 ms with `deadlines.request in ~/.config/octet-wasm/policy.toml`"),
             "{tool}: {text}"
         );
         assert!(

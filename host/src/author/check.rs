@@ -13,6 +13,8 @@
 use super::component::{self, Analysis};
 use super::manifest::{HOOKS_V0_1, HOOKS_V0_2_ONLY};
 use super::say;
+use crate::policy::report::{self, Requests};
+use crate::policy::{Origin, Policy, Problem as PolicyProblem};
 use crate::protocol::catalog::is_identifier;
 use crate::protocol::initialize::ApiVersion;
 use std::collections::BTreeSet;
@@ -109,14 +111,28 @@ pub fn run(args: CheckArgs) -> Result<bool, String> {
         },
         None => None,
     };
-    findings.extend(check_text(
+    // The user's ceilings for the extension octet will name in
+    // OCTET_EXTENSION_NAME: the manifest's `name`.
+    let name = toml::from_str::<Table>(&text)
+        .ok()
+        .and_then(|table| table.get("name")?.as_str().map(str::to_owned));
+    let (policy, policy_problem) = crate::policy::load(name.as_deref());
+    if let Some(problem) = policy_problem {
+        findings.push(policy_finding(&problem));
+    }
+    let (more, ceilings) = check_text_under(
         &args.manifest,
         &text,
         analysis.as_ref(),
         &args.deny,
-    ));
+        Some(&policy),
+    );
+    findings.extend(more);
     for finding in &findings {
         say(&finding.to_string());
+    }
+    for line in &ceilings {
+        say(line);
     }
     let problems = findings
         .iter()
@@ -151,24 +167,69 @@ pub fn check_text(
     analysis: Option<&Analysis>,
     deny: &[String],
 ) -> Vec<Finding> {
+    check_text_under(path, text, analysis, deny, None).0
+}
+
+/// [`check_text`], plus (with a `policy`) a warning for each limit the
+/// manifest's args or the component's metadata ask above the user's
+/// ceilings, and the lines reporting the limits `run` will use.
+pub fn check_text_under(
+    path: &Path,
+    text: &str,
+    analysis: Option<&Analysis>,
+    deny: &[String],
+    policy: Option<&Policy>,
+) -> (Vec<Finding>, Vec<String>) {
     let mut checker = Checker {
         file: path.to_path_buf(),
         findings: Vec::new(),
+        report: Vec::new(),
     };
     match toml::from_str::<Table>(text) {
-        Ok(table) => checker.manifest(&table, analysis, deny),
+        Ok(table) => checker.manifest(&table, analysis, deny, policy),
         Err(err) => checker.problem(
             "(file)",
             format!("not valid TOML: {}", err.message()),
             "fix the TOML syntax".into(),
         ),
     }
-    checker.findings
+    (checker.findings, checker.report)
+}
+
+/// A policy file that will not be used, as a finding: the extension still
+/// runs, under the built-in ceilings.
+fn policy_finding(problem: &PolicyProblem) -> Finding {
+    let (file, fix) = match problem {
+        PolicyProblem::NoHome => (
+            PathBuf::from(crate::policy::POLICY_FILE),
+            "give the user a home directory in the user database to use a policy file".to_owned(),
+        ),
+        PolicyProblem::Refused { path, .. } => (
+            path.clone(),
+            format!(
+                "make it a regular file owned by you and writable only by you (chmod go-w {})",
+                path.display()
+            ),
+        ),
+        PolicyProblem::Invalid { path, .. } => (
+            path.clone(),
+            "fix the key or value named; until then the built-in ceilings apply".to_owned(),
+        ),
+    };
+    Finding {
+        severity: Severity::Warning,
+        file,
+        field: "(policy)".into(),
+        message: problem.to_string(),
+        fix,
+    }
 }
 
 pub(super) struct Checker {
     pub(super) file: PathBuf,
     pub(super) findings: Vec<Finding>,
+    /// The limits `run` will use, one line each (with a policy).
+    report: Vec<String>,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -221,6 +282,8 @@ pub(super) struct Declared {
     pub(super) network: bool,
     pub(super) environment: Vec<String>,
     pub(super) pinned: Option<String>,
+    /// The limits the `run` args ask for.
+    pub(super) requests: Requests,
     pub(super) name: Option<String>,
     pub(super) version: Option<String>,
 }
@@ -322,7 +385,13 @@ impl Checker {
         items
     }
 
-    fn manifest(&mut self, table: &Table, analysis: Option<&Analysis>, deny: &[String]) {
+    fn manifest(
+        &mut self,
+        table: &Table,
+        analysis: Option<&Analysis>,
+        deny: &[String],
+        policy: Option<&Policy>,
+    ) {
         self.unknown_keys(table, "", TOP_KEYS);
         let mut declared = Declared {
             name: self.string(table, "", "name"),
@@ -380,6 +449,51 @@ impl Checker {
         if let Some(analysis) = analysis {
             self.against_component(&declared, analysis, deny);
         }
+        if let Some(policy) = policy {
+            self.limits(&declared, analysis, policy);
+        }
+    }
+
+    /// Warns of each limit `run` will lower to the user's ceiling, and
+    /// records the limits it will use.
+    fn limits(&mut self, declared: &Declared, analysis: Option<&Analysis>, policy: &Policy) {
+        let metadata = analysis
+            .and_then(|a| a.metadata.as_ref())
+            .map(|m| m.limits.clone())
+            .unwrap_or_default();
+        // A value `run` would refuse outright was reported with the args
+        // (or the metadata section, which is validated when read).
+        let Ok(outcome) = report::outcome(policy, &declared.requests, &metadata) else {
+            return;
+        };
+        for clamp in &outcome.clamps {
+            let (file, field, fix) = match (clamp.origin, analysis) {
+                (Origin::Metadata, Some(analysis)) => (
+                    analysis.path.clone(),
+                    "octet-wasm-metadata limits",
+                    format!(
+                        "embed at most {} with `octet-wasm embed-metadata`, or have the user raise the ceiling",
+                        clamp.ceiling
+                    ),
+                ),
+                _ => (
+                    self.file.clone(),
+                    "entrypoint.args",
+                    format!(
+                        "ask for at most {}, or have the user raise the ceiling",
+                        clamp.ceiling
+                    ),
+                ),
+            };
+            self.findings.push(Finding {
+                severity: Severity::Warning,
+                file,
+                field: field.into(),
+                message: format!("run will lower it: {clamp}"),
+                fix,
+            });
+        }
+        self.report = report::lines(policy, &outcome);
     }
 
     fn section<'t>(&mut self, table: &'t Table, key: &str) -> Option<&'t Table> {
@@ -512,17 +626,29 @@ impl Checker {
                     declared.pinned = Some(value.clone());
                     (!valid).then(|| "--sha256 expects 64 hexadecimal digits".to_owned())
                 }
-                "--memory-mib" => value
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .is_none()
-                    .then(|| format!("--memory-mib {value:?} is not a positive whole number")),
-                "--fuel" => value
-                    .parse::<u64>()
-                    .is_err()
-                    .then(|| format!("--fuel {value:?} is not a whole number")),
-                "--deadline-ms" => deadlines.set(&value).err(),
+                "--memory-mib" => match value.parse::<usize>().ok().filter(|n| *n > 0) {
+                    Some(mib) => {
+                        declared.requests.memory_mib = Some(mib);
+                        None
+                    }
+                    None => Some(format!(
+                        "--memory-mib {value:?} is not a positive whole number"
+                    )),
+                },
+                "--fuel" => match value.parse::<u64>() {
+                    Ok(fuel) => {
+                        declared.requests.fuel = Some(fuel);
+                        None
+                    }
+                    Err(_) => Some(format!("--fuel {value:?} is not a whole number")),
+                },
+                "--deadline-ms" => match deadlines.set(&value) {
+                    Ok(()) => {
+                        declared.requests.deadlines.push(value.clone());
+                        None
+                    }
+                    Err(err) => Some(err),
+                },
                 "--cache-dir" => {
                     self.warning(
                         "entrypoint.args",

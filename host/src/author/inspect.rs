@@ -1,8 +1,11 @@
-//! `octet-wasm inspect COMPONENT [--json]`: what a component offers and what
-//! it can reach, found by running its `describe` offline.
+//! `octet-wasm inspect COMPONENT [--json]`: what a component offers, what
+//! it can reach (found by running its `describe` offline), and the limits
+//! it will run under (its metadata section against the user's policy).
 
 use super::component::{self, Analysis, lifecycle_names};
 use super::say;
+use crate::policy::report;
+use crate::policy::{Policy, Problem};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -16,13 +19,58 @@ pub struct InspectArgs {
 
 pub fn run(args: InspectArgs) -> Result<(), String> {
     let analysis = component::analyze(&args.component).map_err(|err| format!("{err:#}"))?;
+    let limits = Limits::of(&analysis)?;
     if args.json {
-        let value = component::analysis_json(&analysis);
+        let mut value = component::analysis_json(&analysis);
+        value["limits"] = report::json(&limits.policy, &limits.outcome);
+        if let Some(problem) = &limits.problem {
+            value["limits"]["policy_problem"] = problem.to_string().into();
+        }
         say(&serde_json::to_string_pretty(&value).map_err(|err| err.to_string())?);
     } else {
-        report(&analysis);
+        self::report(&analysis);
+        say("");
+        if let Some(problem) = &limits.problem {
+            say(&format!("warning: {problem}; the built-in ceilings apply"));
+        }
+        for clamp in &limits.outcome.clamps {
+            say(&format!("clamp        {clamp}"));
+        }
+        for line in report::lines(&limits.policy, &limits.outcome) {
+            say(&line);
+        }
     }
     Ok(())
+}
+
+/// The limits `run` will give the component: its metadata section's
+/// requests (the manifest's args may ask for more; `check` sees those)
+/// against the user's policy for the extension's name.
+struct Limits {
+    policy: Policy,
+    problem: Option<Problem>,
+    outcome: report::Outcome,
+}
+
+impl Limits {
+    fn of(analysis: &Analysis) -> Result<Limits, String> {
+        let name = analysis
+            .metadata
+            .as_ref()
+            .map_or(analysis.description.name.as_str(), |m| m.name.as_str());
+        let (policy, problem) = crate::policy::load(Some(name));
+        let metadata = analysis
+            .metadata
+            .as_ref()
+            .map(|m| m.limits.clone())
+            .unwrap_or_default();
+        let outcome = report::outcome(&policy, &report::Requests::default(), &metadata)?;
+        Ok(Limits {
+            policy,
+            problem,
+            outcome,
+        })
+    }
 }
 
 fn list(items: &[impl AsRef<str>]) -> String {

@@ -35,7 +35,9 @@ pub struct Metadata {
     pub limits: DefaultLimits,
 }
 
-/// Limits `run` starts with unless its command line says otherwise.
+/// Limits the extension asks `run` for, unless its command line asks for
+/// others. The author writes them, so they are requests: `run` lowers each
+/// one above the user's ceilings (`crate::policy`) to the ceiling.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DefaultLimits {
@@ -238,13 +240,16 @@ pub struct EmbedArgs {
     /// The wire version `manifest` selects: 0.1 or 0.2.
     #[arg(long, value_name = "VERSION")]
     api_version: Option<String>,
-    /// Default linear memory per instance, in MiB (`run --memory-mib` wins).
+    /// Default linear memory per instance, in MiB (`run --memory-mib` wins;
+    /// at most the user's ceiling, 256 MiB without a policy).
     #[arg(long, value_name = "MIB")]
     memory_mib: Option<usize>,
-    /// Default fuel per call (`run --fuel` wins).
+    /// Default fuel per call (`run --fuel` wins; at most the user's
+    /// ceiling).
     #[arg(long, value_name = "UNITS")]
     fuel: Option<u64>,
-    /// Default deadline, e.g. `render=300` (`run --deadline-ms` wins).
+    /// Default deadline, e.g. `render=300` (`run --deadline-ms` wins; at
+    /// most the user's ceiling).
     #[arg(long = "deadline-ms", value_name = "NAME=MS")]
     deadlines: Vec<String>,
 }
@@ -285,6 +290,14 @@ pub fn embed_command(args: EmbedArgs) -> Result<(), String> {
         crate::runtime::cache::sha256_hex(&out),
         serde_json::to_string(&metadata).unwrap_or_default()
     ));
+    // What users without a policy file will get instead.
+    let built_in = crate::policy::Policy::built_in();
+    let requests = crate::policy::report::Requests::default();
+    if let Ok(outcome) = crate::policy::report::outcome(&built_in, &requests, &metadata.limits) {
+        for clamp in &outcome.clamps {
+            super::say(&format!("note: without a policy file, {clamp}"));
+        }
+    }
     Ok(())
 }
 

@@ -2,7 +2,7 @@
 
 use super::Limits;
 use std::time::Duration;
-use wasmtime::{Config, Engine};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy};
 
 /// Builds the engine. Fuel changes generated code, so it is part of the
 /// engine settings (and therefore of the compiled-cache key).
@@ -15,6 +15,11 @@ pub fn build(limits: &Limits) -> anyhow::Result<Engine> {
         // deadline or cancellation (design §9).
         .epoch_interruption(limits.epoch_interruption)
         .consume_fuel(limits.fuel.is_some())
+        // Memory is allocated when a store asks for it, which is when the
+        // process-wide budget (`limits::MemoryBudget`) is charged. The
+        // pooling allocator would instead reserve slots for its maximum
+        // instance count up front, outside any store's limiter.
+        .allocation_strategy(InstanceAllocationStrategy::OnDemand)
         .parallel_compilation(true);
     Engine::new(&config).map_err(|err| anyhow::anyhow!("cannot create the wasmtime engine: {err}"))
 }

@@ -5,7 +5,7 @@
 //! trapped or could not be entered, and the instance must be dropped); the
 //! inner one is the guest's own answer, including its own errors.
 
-use super::limits::Limiter;
+use super::limits::{self, Limiter, MemoryRefusal, SetBy};
 use super::sandbox::Sandbox;
 use super::types::*;
 use super::v0_2::{Extension, ExtensionPre};
@@ -60,10 +60,14 @@ pub enum Fault {
         /// As for [`Fault::Trap`].
         backtrace: Vec<String>,
     },
-    /// The guest tried to grow its memory past the limit, then trapped.
-    MemoryLimit { limit: usize, requested: usize },
+    /// The guest tried to grow its memory past a limit, then trapped.
+    MemoryLimit {
+        refusal: MemoryRefusal,
+        /// Who set the per-instance cap.
+        origin: SetBy,
+    },
     /// The call used up its fuel.
-    OutOfFuel { fuel: u64 },
+    OutOfFuel { fuel: u64, origin: SetBy },
     /// The instance could not be created or its `init` failed.
     Start(String),
 }
@@ -73,15 +77,17 @@ impl std::fmt::Display for Fault {
         match self {
             Fault::Trap { message, .. } => write!(f, "the guest trapped: {message}"),
             Fault::StackOverflow { stack, .. } => f.write_str(&overflow::message(*stack)),
-            Fault::MemoryLimit { limit, requested } => write!(
+            Fault::MemoryLimit { refusal, origin } => write!(
                 f,
-                "the guest exceeded its memory limit of {} MiB (it asked for {} MiB); raise it with `--memory-mib`",
-                limit >> 20,
-                requested.div_ceil(1 << 20)
+                "the guest ran out of memory: it needed {} MiB, past {}; {}",
+                refusal.requested.div_ceil(1 << 20),
+                limits::memory_limit_text(refusal, *origin),
+                limits::raise_memory_text(refusal.scope, *origin)
             ),
-            Fault::OutOfFuel { fuel } => write!(
+            Fault::OutOfFuel { fuel, origin } => write!(
                 f,
-                "the guest used up its fuel budget of {fuel} per call; raise it with `--fuel`"
+                "the guest used up its fuel budget of {fuel} per call; {}",
+                limits::raise_fuel_text(*origin)
             ),
             Fault::Start(message) => write!(f, "the guest instance could not start: {message}"),
         }
@@ -92,8 +98,8 @@ impl std::fmt::Display for Fault {
 pub struct Instance<B: Bridge> {
     store: Store<StoreState<B>>,
     guest: Extension,
-    memory_limit: usize,
     fuel: Option<u64>,
+    origins: limits::Origins,
 }
 
 /// The guest's own result of a call.
@@ -134,12 +140,12 @@ impl<B: Bridge> Instance<B> {
         let guest = pre
             .instantiate_async(&mut store)
             .await
-            .map_err(|err| classify_start(&store, err))?;
+            .map_err(|err| classify_start(&store, err, limits.origins.memory))?;
         Ok(Instance {
             store,
             guest,
-            memory_limit: limits.memory_bytes,
             fuel: limits.fuel,
+            origins: limits.origins,
         })
     }
 
@@ -165,13 +171,13 @@ impl<B: Bridge> Instance<B> {
 
     fn classify(&self, err: wasmtime::Error) -> Fault {
         let limiter = &self.store.data().limiter;
-        if let Some(requested) = limiter.memory_refused {
+        if let Some(refusal) = limiter.memory_refused {
             return Fault::MemoryLimit {
-                limit: self.memory_limit,
-                requested,
+                refusal,
+                origin: self.origins.memory,
             };
         }
-        classify_trap(err, self.fuel)
+        classify_trap(err, self.fuel, self.origins.fuel)
     }
 
     pub async fn describe(&mut self) -> Result<Description, Fault> {
@@ -333,11 +339,17 @@ impl<B: Bridge> Instance<B> {
     }
 }
 
-fn classify_start<B: Bridge>(store: &Store<StoreState<B>>, err: wasmtime::Error) -> Fault {
-    if let Some(requested) = store.data().limiter.memory_refused {
+fn classify_start<B: Bridge>(
+    store: &Store<StoreState<B>>,
+    err: wasmtime::Error,
+    origin: SetBy,
+) -> Fault {
+    if let Some(refusal) = store.data().limiter.memory_refused {
         return Fault::Start(format!(
-            "instantiation needs {} MiB of memory, more than the limit; raise it with `--memory-mib`",
-            requested.div_ceil(1 << 20)
+            "a new instance needs {} MiB of memory, past {}; {}",
+            refusal.requested.div_ceil(1 << 20),
+            limits::memory_limit_text(&refusal, origin),
+            limits::raise_memory_text(refusal.scope, origin)
         ));
     }
     Fault::Start(format!("{err:#}"))
@@ -352,7 +364,7 @@ fn demangle(name: &str) -> String {
 
 /// Turns a wasmtime error from a guest call into a [`Fault`], keeping the
 /// guest backtrace for the log.
-pub fn classify_trap(err: wasmtime::Error, fuel: Option<u64>) -> Fault {
+pub fn classify_trap(err: wasmtime::Error, fuel: Option<u64>, fuel_origin: SetBy) -> Fault {
     let backtrace = err
         .downcast_ref::<wasmtime::WasmBacktrace>()
         .map(|trace| {
@@ -372,6 +384,7 @@ pub fn classify_trap(err: wasmtime::Error, fuel: Option<u64>) -> Fault {
     match err.downcast_ref::<wasmtime::Trap>() {
         Some(wasmtime::Trap::OutOfFuel) => Fault::OutOfFuel {
             fuel: fuel.unwrap_or_default(),
+            origin: fuel_origin,
         },
         Some(&trap) => match overflow::overflowed(&err, trap) {
             Some(stack) => Fault::StackOverflow { stack, backtrace },

@@ -1,0 +1,276 @@
+//! The policy file's TOML, parsed strictly: the user wrote it, so a key
+//! octet-wasm does not know is reported rather than guessed at.
+
+use crate::runtime::FsAccess;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// The whole file: settings for every extension, and tables that override
+/// them for one extension each.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    memory_mib: Option<u64>,
+    fuel: Option<u64>,
+    #[serde(default)]
+    deadlines: DeadlineTable,
+    #[serde(default)]
+    capabilities: CapabilityTable,
+    /// Keyed by the extension's name (`OCTET_EXTENSION_NAME`).
+    #[serde(default)]
+    extension: BTreeMap<String, Settings>,
+}
+
+/// What one table sets; every key is optional.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Memory for the whole process, in MiB.
+    pub memory_mib: Option<u64>,
+    /// Fuel per call.
+    pub fuel: Option<u64>,
+    #[serde(default)]
+    pub deadlines: DeadlineTable,
+    #[serde(default)]
+    pub capabilities: CapabilityTable,
+}
+
+/// `[deadlines]`: milliseconds per deadline name (`protocol::deadlines`).
+#[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeadlineTable {
+    pub request: Option<u64>,
+    pub command: Option<u64>,
+    pub before_prompt: Option<u64>,
+    pub after_response: Option<u64>,
+    pub before_persistence: Option<u64>,
+    pub post_mutation: Option<u64>,
+    pub render: Option<u64>,
+    pub menu: Option<u64>,
+    pub lifecycle: Option<u64>,
+    pub cancel_grace: Option<u64>,
+}
+
+impl DeadlineTable {
+    /// The value set for `name`, if any.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        match name {
+            "request" => self.request,
+            "command" => self.command,
+            "before_prompt" => self.before_prompt,
+            "after_response" => self.after_response,
+            "before_persistence" => self.before_persistence,
+            "post_mutation" => self.post_mutation,
+            "render" => self.render,
+            "menu" => self.menu,
+            "lifecycle" => self.lifecycle,
+            "cancel_grace" => self.cancel_grace,
+            _ => None,
+        }
+    }
+
+    fn entries(&self) -> [(&'static str, Option<u64>); 10] {
+        crate::protocol::deadlines::NAMES.map(|name| (name, self.get(name)))
+    }
+
+    /// `self` with every value `over` sets replaced.
+    fn overridden(&self, over: &DeadlineTable) -> DeadlineTable {
+        let pick = |name| over.get(name).or(self.get(name));
+        DeadlineTable {
+            request: pick("request"),
+            command: pick("command"),
+            before_prompt: pick("before_prompt"),
+            after_response: pick("after_response"),
+            before_persistence: pick("before_persistence"),
+            post_mutation: pick("post_mutation"),
+            render: pick("render"),
+            menu: pick("menu"),
+            lifecycle: pick("lifecycle"),
+            cancel_grace: pick("cancel_grace"),
+        }
+    }
+}
+
+/// `[capabilities]`: the most a sandbox may be given.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapabilityTable {
+    pub filesystem: Option<Filesystem>,
+    pub network: Option<bool>,
+    /// The variable names that may reach a guest.
+    pub environment: Option<Vec<String>>,
+}
+
+/// The widest filesystem access, as the manifest spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Filesystem {
+    None,
+    Workspace,
+    Unrestricted,
+}
+
+impl Filesystem {
+    pub fn access(self) -> FsAccess {
+        match self {
+            Filesystem::None => FsAccess::None,
+            Filesystem::Workspace => FsAccess::Workspace,
+            Filesystem::Unrestricted => FsAccess::Unrestricted,
+        }
+    }
+}
+
+impl Settings {
+    /// `self` with everything `over` sets replaced, key by key.
+    fn overridden(&self, over: &Settings) -> Settings {
+        Settings {
+            memory_mib: over.memory_mib.or(self.memory_mib),
+            fuel: over.fuel.or(self.fuel),
+            deadlines: self.deadlines.overridden(&over.deadlines),
+            capabilities: CapabilityTable {
+                filesystem: over.capabilities.filesystem.or(self.capabilities.filesystem),
+                network: over.capabilities.network.or(self.capabilities.network),
+                environment: over
+                    .capabilities
+                    .environment
+                    .clone()
+                    .or_else(|| self.capabilities.environment.clone()),
+            },
+        }
+    }
+
+    /// Values TOML accepts but a ceiling cannot be.
+    fn check(&self, table: &str) -> Result<(), String> {
+        let at = |key: &str| {
+            if table.is_empty() {
+                key.to_owned()
+            } else {
+                format!("{table}.{key}")
+            }
+        };
+        if self.memory_mib == Some(0) {
+            return Err(format!("{} must be at least 1", at("memory_mib")));
+        }
+        if self.fuel == Some(0) {
+            return Err(format!("{} must be at least 1", at("fuel")));
+        }
+        for (name, value) in self.deadlines.entries() {
+            if value == Some(0) {
+                return Err(format!(
+                    "{} must be at least 1 ms",
+                    at(&format!("deadlines.{name}"))
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The settings that apply to `extension` (the top level, overridden by
+/// `[extension."<name>"]` when there is one), and whether such a table
+/// was found.
+pub fn parse(text: &str, extension: Option<&str>) -> Result<(Settings, bool), String> {
+    let file: File = toml::from_str(text).map_err(|err| err.to_string().trim_end().to_owned())?;
+    let top = Settings {
+        memory_mib: file.memory_mib,
+        fuel: file.fuel,
+        deadlines: file.deadlines,
+        capabilities: file.capabilities,
+    };
+    top.check("")?;
+    for (name, settings) in &file.extension {
+        settings.check(&format!("extension.{name:?}"))?;
+    }
+    match extension.and_then(|name| file.extension.get(name)) {
+        Some(own) => Ok((top.overridden(own), true)),
+        None => Ok((top, false)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = r#"
+memory_mib = 128
+fuel = 1_000_000
+
+[deadlines]
+command = 600_000
+cancel_grace = 500
+
+[capabilities]
+filesystem = "workspace"
+network = false
+environment = ["GITHUB_TOKEN"]
+
+[extension."hello-world"]
+memory_mib = 512
+
+[extension."hello-world".deadlines]
+render = 300
+
+[extension."hello-world".capabilities]
+network = true
+"#;
+
+    #[test]
+    fn the_top_level_applies_to_every_extension() {
+        let (settings, own) = parse(SAMPLE, Some("someone-else")).unwrap();
+        assert!(!own);
+        assert_eq!(settings.memory_mib, Some(128));
+        assert_eq!(settings.fuel, Some(1_000_000));
+        assert_eq!(settings.deadlines.command, Some(600_000));
+        assert_eq!(settings.deadlines.render, None);
+        assert_eq!(settings.capabilities.filesystem, Some(Filesystem::Workspace));
+        assert_eq!(settings.capabilities.network, Some(false));
+        assert_eq!(
+            settings.capabilities.environment.as_deref(),
+            Some(&["GITHUB_TOKEN".to_owned()][..])
+        );
+        assert_eq!(parse(SAMPLE, None).unwrap().0, settings);
+    }
+
+    #[test]
+    fn an_extension_table_overrides_key_by_key() {
+        let (settings, own) = parse(SAMPLE, Some("hello-world")).unwrap();
+        assert!(own);
+        assert_eq!(settings.memory_mib, Some(512));
+        assert_eq!(settings.fuel, Some(1_000_000));
+        assert_eq!(settings.deadlines.render, Some(300));
+        assert_eq!(settings.deadlines.command, Some(600_000));
+        assert_eq!(settings.capabilities.network, Some(true));
+        assert_eq!(settings.capabilities.filesystem, Some(Filesystem::Workspace));
+    }
+
+    #[test]
+    fn an_empty_file_sets_nothing() {
+        assert_eq!(parse("", Some("x")).unwrap(), (Settings::default(), false));
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_errors_naming_them() {
+        for (text, needle) in [
+            ("memroy_mib = 64", "memroy_mib"),
+            ("[deadlines]\nrendr = 100", "rendr"),
+            ("[capabilities]\nprocess = true", "process"),
+            ("[capabilities]\nfilesystem = \"home\"", "home"),
+            ("[extension.x]\nextension = {}", "extension"),
+            ("[extension.x.deadlines]\nforever = 1", "forever"),
+            ("memory_mib = -1", "memory_mib"),
+            ("memory_mib = \"lots\"", "memory_mib"),
+            ("memory_mib = 0", "memory_mib must be at least 1"),
+            ("fuel = 0", "fuel must be at least 1"),
+            ("[deadlines]\nrender = 0", "deadlines.render must be at least 1 ms"),
+            (
+                "[extension.\"a b\"]\nmemory_mib = 0",
+                "extension.\"a b\".memory_mib must be at least 1",
+            ),
+            ("memory_mib = 64\nmemory_mib = 65", "duplicate"),
+            ("not toml at all", "line 1"),
+        ] {
+            let err = parse(text, Some("x")).unwrap_err();
+            assert!(err.contains(needle), "{text:?}: {err}");
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! The user's ceilings on what an extension may take.
+//!
+//! Everything an extension's author ships is a request: the memory, fuel
+//! and deadlines in the `run` arguments or the component's metadata
+//! section, and the capabilities in its manifest. The user's ceilings win
+//! over all of them. They come from one file, found through the user
+//! database and never through the environment (which the extension's
+//! manifest sets, see [`crate::user_dirs`]):
+//!
+//! ```toml
+//! # <home>/.config/octet-wasm/policy.toml (every key optional)
+//! memory_mib = 512          # guest memory of the whole process, all instances together
+//! fuel = 10_000_000_000     # per call; every call is metered once this is set
+//!
+//! [deadlines]               # milliseconds
+//! command = 600_000         # up to 1_799_000: commands started from octet's options menu
+//! cancel_grace = 500        # up to 1_500
+//!
+//! [capabilities]            # the most a manifest's [capabilities] can be granted
+//! filesystem = "workspace"  # none | workspace | unrestricted
+//! network = false
+//! environment = ["GITHUB_TOKEN"]   # the only variables a guest may be given
+//!
+//! [extension."hello-world"] # by the manifest's name; overrides the keys above
+//! memory_mib = 1024
+//! [extension."hello-world".capabilities]
+//! network = true
+//! ```
+//!
+//! Deadline names: `request`, `command`, `before_prompt`, `after_response`,
+//! `before_persistence`, `post_mutation`, `render`, `menu`, `lifecycle`,
+//! `cancel_grace`. Each value is both the ceiling and what applies when the
+//! extension asks for nothing; no value passes the host's own deadline
+//! minus a margin ([`crate::protocol::deadlines::Bound::cap`]), so a policy
+//! can raise only `command` (attended menu commands), `lifecycle` and
+//! `cancel_grace` beyond the built-in ceilings.
+//!
+//! Without a file the built-in ceilings apply: 256 MiB for the process, no
+//! fuel metering, the deadlines' defaults (cancel grace up to 1 s), and
+//! whatever capabilities the manifest asks (the user consented to them
+//! there). A file the user alone cannot have written (a symbolic link, not
+//! owned by the user, writable by group or others) is refused with a
+//! warning; a file with an unknown key or a bad value is reported as an
+//! error. Both leave the built-in ceilings in force: the shim still starts,
+//! and never with ceilings looser than those.
+
+mod ceilings;
+pub mod clamp;
+mod file;
+mod format;
+pub mod report;
+
+pub use ceilings::{BUILT_IN_MEMORY_MIB, Ceilings};
+pub use clamp::{Clamp, Origin};
+
+use crate::log::Level;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The policy file as people write its path, in messages.
+pub const POLICY_FILE: &str = "~/.config/octet-wasm/policy.toml";
+
+/// The policy file of the effective user (from the user database), if the
+/// user has a home directory.
+pub fn path() -> Option<PathBuf> {
+    crate::user_dirs::config_dir().map(|dir| dir.join("policy.toml"))
+}
+
+/// The ceilings in force for one extension.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub ceilings: Ceilings,
+    /// The file they came from; `None`: the built-in ceilings.
+    pub file: Option<PathBuf>,
+    /// Whether an `[extension."<name>"]` table applied.
+    pub extension_table: bool,
+    /// Values of the file lowered to the caps no policy can pass.
+    pub notes: Vec<String>,
+}
+
+impl Policy {
+    pub fn built_in() -> Policy {
+        Policy {
+            ceilings: Ceilings::built_in(),
+            file: None,
+            extension_table: false,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Where the ceilings came from, for reports.
+    pub fn source(&self) -> String {
+        match &self.file {
+            None => "built in (no policy file)".into(),
+            Some(path) if self.extension_table => {
+                format!("{} (with this extension's own table)", path.display())
+            }
+            Some(path) => path.display().to_string(),
+        }
+    }
+}
+
+/// Why the policy file could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// The user database names no home directory for the effective user.
+    NoHome,
+    /// The file exists but only someone else could have written it, or it
+    /// cannot be read.
+    Refused { path: PathBuf, reason: String },
+    /// The file is not a valid policy.
+    Invalid { path: PathBuf, message: String },
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::NoHome => write!(
+                f,
+                "the user database names no home directory for this user, so there is no policy file"
+            ),
+            Problem::Refused { path, reason } => write!(
+                f,
+                "the policy file {} is not used: {reason}",
+                path.display()
+            ),
+            Problem::Invalid { path, message } => {
+                write!(f, "the policy file {} is invalid: {message}", path.display())
+            }
+        }
+    }
+}
+
+/// The ceilings for `extension` (the manifest's name, as octet passes it
+/// in `OCTET_EXTENSION_NAME`) from the user's policy file, and what was
+/// wrong with the file, if anything (the built-in ceilings apply then).
+pub fn load(extension: Option<&str>) -> (Policy, Option<Problem>) {
+    match path() {
+        Some(path) => load_from(&path, extension),
+        None => (Policy::built_in(), Some(Problem::NoHome)),
+    }
+}
+
+/// [`load`] from a given file.
+pub fn load_from(path: &Path, extension: Option<&str>) -> (Policy, Option<Problem>) {
+    let text = match file::read(path) {
+        Ok(text) => text,
+        Err(file::Unusable::Missing) => return (Policy::built_in(), None),
+        Err(file::Unusable::Refused(reason)) => {
+            let problem = Problem::Refused {
+                path: path.to_owned(),
+                reason,
+            };
+            return (Policy::built_in(), Some(problem));
+        }
+    };
+    match format::parse(&text, extension) {
+        Ok((settings, extension_table)) => {
+            let (ceilings, notes) = Ceilings::from_settings(&settings);
+            let policy = Policy {
+                ceilings,
+                file: Some(path.to_owned()),
+                extension_table,
+                notes,
+            };
+            (policy, None)
+        }
+        Err(message) => {
+            let problem = Problem::Invalid {
+                path: path.to_owned(),
+                message,
+            };
+            (Policy::built_in(), Some(problem))
+        }
+    }
+}
+
+/// [`load`], logging what was wrong with the file and the ceilings that
+/// apply: what `run` uses.
+pub fn load_logged(extension: Option<&str>) -> Policy {
+    let (policy, problem) = load(extension);
+    match &problem {
+        None => {}
+        Some(Problem::NoHome) => crate::log!(Level::Warning, "no policy file; the built-in ceilings apply",
+            "error" => problem.as_ref().map(ToString::to_string)),
+        Some(Problem::Refused { path, reason }) => crate::log!(Level::Warning, "policy file refused; the built-in ceilings apply",
+            "path" => path.display().to_string(), "error" => reason.clone()),
+        Some(Problem::Invalid { path, message }) => crate::log!(Level::Error, "policy file invalid; the built-in ceilings apply until it is fixed",
+            "path" => path.display().to_string(), "error" => message.clone()),
+    }
+    for note in &policy.notes {
+        crate::log!(Level::Warning, "policy value past what octet-wasm allows; lowered",
+            "path" => policy.file.as_ref().map(|p| p.display().to_string()), "detail" => note.clone());
+    }
+    let c = &policy.ceilings;
+    crate::log!(Level::Debug, "ceilings in force",
+        "source" => policy.source(),
+        "memory_mib" => c.memory_mib,
+        "fuel" => c.fuel,
+        "deadlines_ms" => clamp::deadline_list(&c.deadlines).into_iter().collect::<std::collections::BTreeMap<_, _>>());
+    policy
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn policy_file(text: &str, mode: u32) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("policy.toml");
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn a_valid_file_gives_its_ceilings_per_extension() {
+        let (_dir, path) = policy_file(
+            "memory_mib = 64\n[extension.big]\nmemory_mib = 1024\n",
+            0o600,
+        );
+        let (policy, problem) = load_from(&path, Some("small"));
+        assert_eq!(problem, None);
+        assert_eq!(policy.ceilings.memory_mib, 64);
+        assert!(!policy.extension_table);
+        assert_eq!(policy.source(), path.display().to_string());
+        let (policy, _) = load_from(&path, Some("big"));
+        assert_eq!(policy.ceilings.memory_mib, 1024);
+        assert!(policy.source().contains("this extension's own table"));
+    }
+
+    #[test]
+    fn a_broken_or_untrusted_file_leaves_the_built_in_ceilings() {
+        let (_dir, path) = policy_file("memory_mib = 4096\nnetwork = true\n", 0o600);
+        let (policy, problem) = load_from(&path, None);
+        assert_eq!(policy.ceilings, Ceilings::built_in());
+        let Some(Problem::Invalid { message, .. }) = &problem else {
+            panic!("{problem:?}");
+        };
+        assert!(message.contains("network"), "{message}");
+        assert!(problem.unwrap().to_string().contains("is invalid"));
+
+        let (_dir, path) = policy_file("memory_mib = 4096\n", 0o620);
+        let (policy, problem) = load_from(&path, None);
+        assert_eq!(policy.ceilings, Ceilings::built_in());
+        assert!(
+            matches!(&problem, Some(Problem::Refused { reason, .. }) if reason.contains("group")),
+            "{problem:?}"
+        );
+    }
+
+    #[test]
+    fn no_file_is_the_built_in_ceilings_without_a_problem() {
+        let dir = tempfile::tempdir().unwrap();
+        let (policy, problem) = load_from(&dir.path().join("policy.toml"), Some("x"));
+        assert_eq!(problem, None);
+        assert_eq!(policy.file, None);
+        assert_eq!(policy.ceilings, Ceilings::built_in());
+    }
+
+    #[test]
+    fn the_file_lives_under_the_users_home_from_the_user_database() {
+        let path = path().expect("the test user has a home");
+        assert!(path.ends_with(".config/octet-wasm/policy.toml"));
+        assert!(path.starts_with(crate::user_dirs::home_dir().unwrap()));
+    }
+}
