@@ -73,7 +73,10 @@ fn an_infinite_loop_in_a_tool_stops_at_the_request_deadline() {
     let text = tool_error(&reply, "spin");
     assert_mentions(
         &text,
-        &["deadline of 1500 ms", "--deadline-ms request=MS"],
+        &[
+            "deadline of 1500 ms",
+            "deadlines.request in ~/.config/octet-wasm/policy.toml",
+        ],
         "spin",
     );
     assert!(
@@ -100,7 +103,10 @@ fn an_infinite_loop_in_a_renderer_is_answered_before_the_host_gives_up() {
     assert_eq!(error.message, "request deadline exceeded");
     let data = error.data.clone().unwrap_or(Value::Null);
     assert_eq!(data["deadline_ms"], 400, "{}", reply.frame.raw);
-    assert_eq!(data["raise_with"], "--deadline-ms render=MS");
+    assert_eq!(
+        data["raise_with"],
+        "deadlines.render in ~/.config/octet-wasm/policy.toml"
+    );
     // octet waits 500 ms for a render (§4.6).
     assert!(
         elapsed < Duration::from_millis(500),
