@@ -153,6 +153,11 @@ pub const PROBE_TOOLS: &[&str] = &[
     "agent_wait",
     "agent_interrupt",
     "agent_models",
+    // floods and blocked host calls (hostile_output)
+    "log_flood",
+    "notice_flood",
+    "flood_then_trap",
+    "fifo_read",
 ];
 
 /// The probe's manifest.

@@ -48,6 +48,15 @@ impl Session {
             .map_err(|err| GuestError::Failed(format!("{method} not sent: {err}")))
     }
 
+    /// Takes one reverse notification from the bounds
+    /// ([`super::reverse::NoticeBudget`]); nothing is written when refused.
+    fn notice(&self, method: &str, scope: Option<&Arc<RequestState>>) -> Result<(), GuestError> {
+        self.children
+            .notices
+            .admit(method, scope)
+            .map_err(|message| refused(-32000, message))
+    }
+
     /// A child request on behalf of `scope`'s request.
     async fn child(
         &self,
@@ -119,12 +128,12 @@ impl Bridge for Session {
             None => {}
         }
         record.insert("source".into(), json!("guest"));
-        crate::log::write(level, &message, Value::Object(record));
+        crate::log::guest(level, &message, Value::Object(record));
     }
 
     async fn notify(
         &self,
-        _scope: Option<Self::Scope>,
+        scope: Option<Self::Scope>,
         notification: Notification,
     ) -> Result<(), GuestError> {
         let setup = self.ready_setup("notify")?;
@@ -133,6 +142,7 @@ impl Bridge for Session {
                 "notifications are not declared: add `notifications = true` under [contributes] in extension.toml",
             ));
         }
+        self.notice("notification", scope.as_ref())?;
         self.send_notification("notification", results::notification(&notification))
             .await
     }
@@ -236,6 +246,10 @@ impl Bridge for Session {
                 "progress is only available while serving a request",
             ));
         };
+        // Status events are superseded by the next one, so past a bound
+        // they are coalesced away (the host may do the same, §5.7); output
+        // and decorations would be lost, so those fail instead.
+        let coalescible = matches!(event, ProgressEvent::Status(_));
         let event = match event {
             ProgressEvent::Status(status) => {
                 let mut object = Map::new();
@@ -293,6 +307,11 @@ impl Bridge for Session {
                 refused(-32000, "request has already settled")
             });
         }
+        match self.notice("$/progress", Some(&request)) {
+            Ok(()) => {}
+            Err(_) if coalescible => return Ok(()),
+            Err(error) => return Err(error),
+        }
         let params = json!({ "request_id": request.id, "sequence": request.next_sequence(), "event": event });
         let sent = self.send_notification("$/progress", params).await;
         drop(settled);
@@ -306,6 +325,7 @@ impl Bridge for Session {
                 "context is not declared: add `context = true` under [contributes] in extension.toml",
             ));
         }
+        self.notice("context/contribution", None)?;
         self.send_notification("context/contribution", results::context_item(&item))
             .await
     }
@@ -318,6 +338,7 @@ impl Bridge for Session {
                 item.surface
             )));
         }
+        self.notice("status/contribution", None)?;
         self.send_notification("status/contribution", results::status_item(&item))
             .await
     }
@@ -366,6 +387,7 @@ impl Bridge for Session {
         snapshot: String,
         owner: Option<ResourceOwner>,
     ) -> Result<(), GuestError> {
+        self.notice("presentation/update", scope.as_ref())?;
         self.update_presentation_for(scope, snapshot, owner).await
     }
 
