@@ -23,7 +23,7 @@ ext.tool(
   },
   (args) => {
     const name = args.name ?? DEFAULT_NAME;
-    notify(`hello_world greeted ${name}`, { level: "success" });
+    notify("success", `hello_world greeted ${name}`);
     return greeting(name);
   },
 );

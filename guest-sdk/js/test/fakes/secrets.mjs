@@ -1,0 +1,3 @@
+import { fakeInterface } from "./recorder.mjs";
+
+export default fakeInterface("secrets", ["get"], { get: "s3cret" });
