@@ -129,12 +129,12 @@ fn an_oversized_host_frame_is_rejected_without_dying() {
 }
 
 #[test]
-fn an_unknown_method_request_is_method_not_found() {
+fn an_unknown_method_request_is_answered_like_the_sdk() {
     let mut shim = ready();
     let reply = shim.call("does/not_exist", json!({}));
     let error = expect_error(&reply);
     assert_eq!(error.code, -32601, "{}", reply.frame.raw);
-    assert_eq!(error.message, "method not found: does/not_exist");
+    assert_eq!(error.message, "unknown method: does/not_exist");
     shim.assert_alive_and_silent("an unknown method");
     shim.shutdown();
 }

@@ -483,10 +483,9 @@ fn answer_fault(
             context.api,
             &format!("tool {name} failed: {fault}"),
         )),
-        None => {
-            Err(RpcError::internal("internal error")
-                .with_data(json!({ "error": fault.to_string() })))
-        }
+        // The SDK's reply carries no data; the reason is in the record
+        // `log_fault` just wrote.
+        None => Err(RpcError::internal("internal error")),
     }
 }
 
@@ -494,8 +493,8 @@ fn log_fault(request_id: u64, fault: &Fault) {
     match fault {
         Fault::Trap { message, backtrace } => crate::guest_log!(Level::Error, "guest trapped",
             "request_id" => request_id, "error" => message, "backtrace" => backtrace),
-        Fault::StackOverflow { backtrace, .. } => crate::guest_log!(Level::Error, "guest trapped",
-            "request_id" => request_id, "error" => fault.to_string(), "backtrace" => backtrace),
+        Fault::StackOverflow { trap, backtrace, .. } => crate::guest_log!(Level::Error, "guest trapped",
+            "request_id" => request_id, "error" => fault.to_string(), "trap" => trap, "backtrace" => backtrace),
         other => {
             crate::guest_log!(Level::Error, "guest failed", "request_id" => request_id, "error" => other.to_string())
         }
@@ -516,7 +515,9 @@ pub fn guest_error(error: GuestError, cancel: &CancelToken) -> RpcError {
             RpcError::cancelled(&cancel.reason().unwrap_or_else(|| "cancelled".into()))
         }
         GuestError::Failed(message) => {
-            RpcError::internal("internal error").with_data(json!({ "error": message }))
+            // The SDK answers a failed handler without data and logs why.
+            crate::guest_log!(Level::Error, "request handler failed", "error" => message);
+            RpcError::internal("internal error")
         }
         GuestError::Rpc(error) => {
             let code = if allowed_code(error.code) {

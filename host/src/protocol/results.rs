@@ -197,14 +197,24 @@ pub fn tool_failure(api: ApiVersion, text: &str) -> Value {
     }
 }
 
+/// The params of a `notification` frame, in the SDK's member order
+/// (`level`, `message`, then `title` only when there is one).
 pub fn notification(n: &Notification) -> Value {
     let mut object = Map::new();
     object.insert("level".into(), json!(notify_level(n.level)));
+    object.insert("message".into(), json!(n.message));
     if let Some(title) = &n.title {
         object.insert("title".into(), json!(title));
     }
-    object.insert("message".into(), json!(n.message));
     Value::Object(object)
+}
+
+/// A notification inside a command or hook result, in the protocol's
+/// shape `{"level", "title", "message"}` with `"title": null` kept (the
+/// WIT cannot tell an absent title from a null one; the SDK passes a
+/// handler's `"title": None` through).
+pub fn result_notification(n: &Notification) -> Value {
+    json!({ "level": notify_level(n.level), "title": n.title, "message": n.message })
 }
 
 fn notify_level(level: NotifyLevel) -> &'static str {
@@ -244,7 +254,7 @@ pub fn status_item(item: &StatusItem) -> Value {
 pub fn command_result(result: &CommandResult) -> Value {
     json!({
         "text": result.text,
-        "notifications": result.notifications.iter().map(notification).collect::<Vec<_>>(),
+        "notifications": result.notifications.iter().map(result_notification).collect::<Vec<_>>(),
         "context": context_items(&result.context),
     })
 }
@@ -265,7 +275,7 @@ pub fn hook_result(hook: &str, result: HookResult) -> Result<Value, ResultError>
     object.insert("context".into(), context_items(&result.context));
     object.insert(
         "notifications".into(),
-        Value::Array(result.notifications.iter().map(notification).collect()),
+        Value::Array(result.notifications.iter().map(result_notification).collect()),
     );
     if hook == "provider_retry"
         && let Some(decision) = &result.provider_retry
@@ -478,6 +488,39 @@ mod tests {
         );
         assert!(segments(&[seg("\u{1b}[31m")]).is_err());
         assert!(segments(&vec![seg("x"); MAX_SEGMENTS + 1]).is_err());
+    }
+
+    #[test]
+    fn notifications_in_the_sdks_shapes() {
+        let titled = Notification {
+            level: NotifyLevel::Success,
+            title: Some("t".into()),
+            message: "m".into(),
+        };
+        let plain = Notification {
+            level: NotifyLevel::Info,
+            title: None,
+            message: "m".into(),
+        };
+        // A `notification` frame: level, message, then a title if any.
+        assert_eq!(
+            notification(&titled).to_string(),
+            r#"{"level":"success","message":"m","title":"t"}"#
+        );
+        assert_eq!(
+            notification(&plain).to_string(),
+            r#"{"level":"info","message":"m"}"#
+        );
+        // Inside a command result the title is kept, null included.
+        let result = CommandResult {
+            text: "x".into(),
+            notifications: vec![plain, titled],
+            context: vec![],
+        };
+        assert_eq!(
+            command_result(&result).to_string(),
+            r#"{"text":"x","notifications":[{"level":"info","title":null,"message":"m"},{"level":"success","title":"t","message":"m"}],"context":[]}"#
+        );
     }
 
     #[test]

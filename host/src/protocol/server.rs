@@ -424,14 +424,7 @@ async fn handle_request(
     let plan = work::plan(id, method, params, &running.context.guest, setup);
     let (work, kind, active_parent) = match plan {
         None => {
-            session
-                .answer(
-                    id,
-                    Err(RpcError::method_not_found(format!(
-                        "method not found: {method}"
-                    ))),
-                )
-                .await;
+            session.answer(id, Err(work::unknown_method(method))).await;
             return;
         }
         Some(Plan::Answer(answer)) => {
@@ -637,7 +630,7 @@ async fn shutdown(
                 Ok(Ok(Ok(()))) => Ok(json!({})),
                 Ok(Ok(Err(error))) => {
                     crate::log!(Level::Error, "the guest's shutdown handler failed", "error" => error.clone());
-                    Err(RpcError::internal("shutdown failed").with_data(json!({ "error": error })))
+                    Err(RpcError::internal("shutdown failed"))
                 }
                 _ => {
                     crate::log!(

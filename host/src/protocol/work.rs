@@ -80,7 +80,14 @@ pub struct Guest {
     pub dynamic: std::sync::Arc<super::services::ToolCatalogs>,
 }
 
-/// Plans `method`; `None` for a method the shim does not know.
+/// The SDK's answer to a method it does not dispatch (`menu/collect`
+/// included when the guest serves no menu).
+pub fn unknown_method(method: &str) -> RpcError {
+    RpcError::method_not_found(format!("unknown method: {method}"))
+}
+
+/// Plans `method`; `None` for a method the shim does not know (answered
+/// with [`unknown_method`]).
 pub fn plan(id: u64, method: &str, params: &Value, guest: &Guest, setup: &Setup) -> Option<Plan> {
     let plan = match method {
         "tool/call" => tool_call(id, params, guest, setup),
@@ -89,16 +96,21 @@ pub fn plan(id: u64, method: &str, params: &Value, guest: &Guest, setup: &Setup)
         "context/collect" => context(id, params, guest, setup),
         "status/collect" => status(id, params, guest, setup),
         "tool/render" => render(id, params, guest, setup),
-        "menu/collect" if setup.api == ApiVersion::V0_2 => menu(id, params, guest, setup),
+        "menu/collect" if setup.api == ApiVersion::V0_2 && guest.description.menu => {
+            menu(id, params, setup)
+        }
         _ => return None,
     };
     Some(plan.unwrap_or_else(|error| Plan::Answer(Err(error))))
 }
 
-fn object(params: &Value) -> Result<&serde_json::Map<String, Value>, RpcError> {
+fn object<'v>(
+    params: &'v Value,
+    method: &str,
+) -> Result<&'v serde_json::Map<String, Value>, RpcError> {
     params
         .as_object()
-        .ok_or_else(|| RpcError::invalid_params("params must be an object"))
+        .ok_or_else(|| RpcError::invalid_params(format!("{method} params must be an object")))
 }
 
 /// The execution context of §4.0 in WIT form.
@@ -125,7 +137,7 @@ pub fn call_context(id: u64, params: &Value) -> CallContext {
 }
 
 fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, RpcError> {
-    let map = object(params)?;
+    let map = object(params, "tool/call")?;
     let name = map
         .get("name")
         .and_then(Value::as_str)
@@ -134,11 +146,11 @@ fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Pl
         None => None,
         Some(_) if !setup.has("dynamic_tools") => {
             return Err(RpcError::invalid_params(
-                "catalog_revision is only valid with the negotiated dynamic_tools feature",
+                "tool/call catalog_revision requires negotiated dynamic_tools",
             ));
         }
         Some(value) => Some(value.as_u64().ok_or_else(|| {
-            RpcError::invalid_params("catalog_revision must be an unsigned integer")
+            RpcError::invalid_params("tool/call catalog_revision must be an unsigned 64-bit integer")
         })?),
     };
     if setup.has("dynamic_tools") {
@@ -172,7 +184,7 @@ fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Pl
 }
 
 fn command(id: u64, params: &Value, guest: &Guest) -> Result<Plan, RpcError> {
-    let map = object(params)?;
+    let map = object(params, "command/execute")?;
     let name = map
         .get("name")
         .and_then(Value::as_str)
@@ -209,7 +221,7 @@ fn command(id: u64, params: &Value, guest: &Guest) -> Result<Plan, RpcError> {
 }
 
 fn hook(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, RpcError> {
-    let map = object(params)?;
+    let map = object(params, "hook/run")?;
     let hook = map
         .get("hook")
         .and_then(Value::as_str)
@@ -242,7 +254,7 @@ fn hook(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, R
 }
 
 fn context(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, RpcError> {
-    object(params)?;
+    object(params, "context/collect")?;
     if !setup.contributes.context {
         return Err(RpcError::method_not_found(
             "context contributions are not declared",
@@ -266,14 +278,14 @@ fn context(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan
 }
 
 fn status(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, RpcError> {
-    let map = object(params)?;
+    let map = object(params, "status/collect")?;
     let surface = map
         .get("surface")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("status surface must be a string"))?;
     if !setup.contributes.declares_surface(surface) {
         return Err(RpcError::method_not_found(format!(
-            "status surface {surface} is not declared"
+            "{surface} is not a declared ui"
         )));
     }
     if !guest
@@ -295,14 +307,14 @@ fn status(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan,
 }
 
 fn render(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, RpcError> {
-    let map = object(params)?;
+    let map = object(params, "tool/render")?;
     let name = map
         .get("name")
         .and_then(Value::as_str)
-        .ok_or_else(|| RpcError::invalid_params("tool name must be a string"))?;
+        .ok_or_else(|| RpcError::invalid_params("renderer name must be a string"))?;
     if !setup.contributes.declares_renderer(name) {
         return Err(RpcError::method_not_found(format!(
-            "{name} is not a declared tool renderer"
+            "{name} is not a declared tool_renderer"
         )));
     }
     if !guest.description.renderers.iter().any(|r| r == name) {
@@ -330,9 +342,9 @@ fn render(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan,
     })
 }
 
-fn menu(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, RpcError> {
-    object(params)?;
-    if !setup.contributes.menu || !guest.description.menu {
+fn menu(id: u64, params: &Value, setup: &Setup) -> Result<Plan, RpcError> {
+    object(params, "menu/collect")?;
+    if !setup.contributes.menu {
         return Err(RpcError::method_not_found(
             "menu/collect is not served by this extension",
         ));
