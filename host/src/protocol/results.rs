@@ -275,7 +275,13 @@ pub fn hook_result(hook: &str, result: HookResult) -> Result<Value, ResultError>
     object.insert("context".into(), context_items(&result.context));
     object.insert(
         "notifications".into(),
-        Value::Array(result.notifications.iter().map(result_notification).collect()),
+        Value::Array(
+            result
+                .notifications
+                .iter()
+                .map(result_notification)
+                .collect(),
+        ),
     );
     if hook == "provider_retry"
         && let Some(decision) = &result.provider_retry

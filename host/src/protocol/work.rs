@@ -150,7 +150,9 @@ fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Pl
             ));
         }
         Some(value) => Some(value.as_u64().ok_or_else(|| {
-            RpcError::invalid_params("tool/call catalog_revision must be an unsigned 64-bit integer")
+            RpcError::invalid_params(
+                "tool/call catalog_revision must be an unsigned 64-bit integer",
+            )
         })?),
     };
     if setup.has("dynamic_tools") {
