@@ -21,6 +21,7 @@ mod fuzz_corpus;
 mod hello_delay;
 mod hello_world;
 mod hostile_bundle;
+mod hostile_json;
 mod hostile_flood;
 mod hostile_cache;
 mod hostile_links;

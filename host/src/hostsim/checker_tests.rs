@@ -54,6 +54,28 @@ fn accepts_a_response_and_decodes_it() {
     assert!(matches!(frame.outcome(), Some(Ok(_))));
 }
 
+/// octet parses lines with serde_json, whose recursion limit makes a
+/// line nested 128 levels deep unparseable (fatal); the checker uses the
+/// same parser, so it refuses exactly what the host would.
+#[test]
+fn nesting_past_serde_jsons_limit_is_fatal() {
+    let mut checker = ready_v02(&[]);
+    let line = |levels: usize| {
+        // The envelope and `result` are 1 level; the rest is the value.
+        let value = format!("{}0{}", "[".repeat(levels - 1), "]".repeat(levels - 1));
+        format!(r#"{{"jsonrpc":"2.0","id":12,"result":{value}}}"#)
+    };
+    ok(&mut checker, &line(127));
+    checker.host_sent_request(12, "tool/call", &json!({}));
+    let violation = checker.check_line(line(128).as_bytes()).unwrap_err();
+    assert_eq!(violation.rule, Rule::NotJson);
+    assert!(
+        violation.detail.contains("recursion limit exceeded"),
+        "{}",
+        violation.detail
+    );
+}
+
 #[test]
 fn accepts_crlf_whitespace_and_blank_lines() {
     let mut checker = ready_v02(&[]);

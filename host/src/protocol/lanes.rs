@@ -493,8 +493,8 @@ fn log_fault(request_id: u64, fault: &Fault) {
     match fault {
         Fault::Trap { message, backtrace } => crate::guest_log!(Level::Error, "guest trapped",
             "request_id" => request_id, "error" => message, "backtrace" => backtrace),
-        Fault::StackOverflow { backtrace, .. } => crate::guest_log!(Level::Error, "guest trapped",
-            "request_id" => request_id, "error" => fault.to_string(), "backtrace" => backtrace),
+        Fault::StackOverflow { trap, backtrace, .. } => crate::guest_log!(Level::Error, "guest trapped",
+            "request_id" => request_id, "error" => fault.to_string(), "trap" => trap, "backtrace" => backtrace),
         other => {
             crate::guest_log!(Level::Error, "guest failed", "request_id" => request_id, "error" => other.to_string())
         }

@@ -57,6 +57,9 @@ pub enum Fault {
     /// The guest ran out of stack, either of them (see [`overflow`]).
     StackOverflow {
         stack: overflow::Stack,
+        /// wasmtime's own name for the trap (for the log: the evidence is
+        /// inferred, see [`overflow`]).
+        trap: String,
         /// As for [`Fault::Trap`].
         backtrace: Vec<String>,
     },
@@ -387,7 +390,11 @@ pub fn classify_trap(err: wasmtime::Error, fuel: Option<u64>, fuel_origin: SetBy
             origin: fuel_origin,
         },
         Some(&trap) => match overflow::overflowed(&err, trap) {
-            Some(stack) => Fault::StackOverflow { stack, backtrace },
+            Some(stack) => Fault::StackOverflow {
+                stack,
+                trap: trap.to_string(),
+                backtrace,
+            },
             None => Fault::Trap {
                 message: trap.to_string(),
                 backtrace,

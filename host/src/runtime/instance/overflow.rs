@@ -8,14 +8,23 @@
 //! wraps to just below 4 GiB, beyond any 32-bit memory, and the next access
 //! traps as a plain "out of bounds memory access".
 //!
-//! That case is recognised by two facts together: the faulting address
-//! (wasmtime attaches it to the error) lies in the last MiB below 4 GiB,
-//! where a wrapped stack pointer lands, and the backtrace shows recursion
-//! (one function on it several times). A real out-of-bounds bug seldom has
-//! both: a wild or too-large index lands elsewhere, and a read just below
-//! a null pointer, the one bug that lands there too, is only mistaken for
-//! an overflow when it happens deep in a recursion. Without a faulting
-//! address nothing is inferred: the trap is reported as wasmtime names it.
+//! Which of the two a "out of bounds memory access" is, is read from the
+//! evidence wasmtime gives:
+//! - when the access faulted in hardware, wasmtime attaches its address:
+//!   an overflow is an address in the last MiB below 4 GiB (where a
+//!   wrapped stack pointer lands) with recursion on the backtrace (one
+//!   function several times). A wild or too-large index lands elsewhere;
+//!   a read just below a null pointer lands there too, but is only taken
+//!   for an overflow deep in a recursion;
+//! - when a bounds-checked operation refused it (`memory.copy` and
+//!   `memory.fill`, which Rust's frame set-up uses, report no address), an
+//!   overflow is runaway recursion: every captured frame (wasmtime keeps
+//!   the innermost 20) repeats a cycle of at most 4 functions, past at
+//!   most 2 leaf helpers. Only a real out-of-bounds copy at least 20
+//!   recursive frames deep looks the same; the log record keeps wasmtime's
+//!   own trap text for that case.
+//!
+//! Anything else is reported as wasmtime names it.
 
 use wasmtime::{Trap, WasmBacktrace};
 
@@ -32,20 +41,29 @@ pub enum Stack {
 /// 0 and wrapped (a frame larger than 1 MiB is not a realistic frame).
 const WRAPPED_STACK_FLOOR: u64 = (1 << 32) - (1 << 20);
 
-/// A function on the captured backtrace at least this often is recursion
-/// (wasmtime captures the innermost 20 frames).
+/// A function on the captured backtrace at least this often is recursion.
 const RECURSION_REPEATS: usize = 4;
+
+/// Frames wasmtime captures (its default `wasm_backtrace_max_frames`): a
+/// runaway recursion fills them all.
+const CAPTURED_FRAMES: usize = 20;
+/// Innermost frames that may be leaf helpers of the recursion (`memcpy`).
+const LEAF_FRAMES: usize = 2;
+/// Longest cycle of mutually recursive functions recognised.
+const MAX_CYCLE: usize = 4;
 
 /// The stack that overflowed, when `err` (whose trap is `trap`) is a stack
 /// overflow.
 pub fn overflowed(err: &wasmtime::Error, trap: Trap) -> Option<Stack> {
     match trap {
         Trap::StackOverflow => Some(Stack::Native),
-        Trap::MemoryOutOfBounds
-            if fault_address(err).is_some_and(|address| address >= WRAPPED_STACK_FLOOR)
-                && recursing(err) =>
-        {
-            Some(Stack::Linear)
+        Trap::MemoryOutOfBounds => {
+            let frames = frames(err);
+            let overflow = match fault_address(err) {
+                Some(address) => address >= WRAPPED_STACK_FLOOR && recursing(&frames),
+                None => runaway(&frames),
+            };
+            overflow.then_some(Stack::Linear)
         }
         _ => None,
     }
@@ -54,8 +72,8 @@ pub fn overflowed(err: &wasmtime::Error, trap: Trap) -> Option<Stack> {
 /// What the user reads: what happened and what raises the limit.
 pub fn message(stack: Stack) -> String {
     match stack {
-        Stack::Native => "the guest overflowed its stack: its recursion ran past WebAssembly's call stack, which octet-wasm fixes at wasmtime's 512 KiB; the extension's author must recurse less deeply".to_owned(),
-        Stack::Linear => "the guest overflowed its stack: its recursion ran past the stack its toolchain reserves in linear memory (1 MiB unless the author chose otherwise); the extension's author raises it when linking (`-C link-arg=-zstack-size=<bytes>` for Rust, `-Wl,-z,stack-size=<bytes>` for C) or recurses less deeply".to_owned(),
+        Stack::Native => "the guest overflowed its stack and trapped: its recursion ran past WebAssembly's call stack, which octet-wasm fixes at wasmtime's 512 KiB; the extension's author must recurse less deeply".to_owned(),
+        Stack::Linear => "the guest overflowed its stack and trapped: its recursion ran past the stack its toolchain reserves in linear memory (1 MiB unless the author chose otherwise); the extension's author raises it when linking (`-C link-arg=-zstack-size=<bytes>` for Rust, `-Wl,-z,stack-size=<bytes>` for C) or recurses less deeply".to_owned(),
     }
 }
 
@@ -71,22 +89,35 @@ fn fault_address(err: &wasmtime::Error) -> Option<u64> {
     })
 }
 
-/// Whether one function is on the captured backtrace several times.
-fn recursing(err: &wasmtime::Error) -> bool {
-    let Some(trace) = err.downcast_ref::<WasmBacktrace>() else {
-        return false;
-    };
-    let frames = trace.frames();
-    frames.iter().any(|frame| {
-        frames
-            .iter()
-            .filter(|other| {
-                other.func_index() == frame.func_index()
-                    && other.module().name() == frame.module().name()
-            })
-            .count()
-            >= RECURSION_REPEATS
-    })
+/// The captured frames, innermost first, as (module name, function index).
+fn frames(err: &wasmtime::Error) -> Vec<(Option<String>, u32)> {
+    err.downcast_ref::<WasmBacktrace>()
+        .map(|trace| {
+            trace
+                .frames()
+                .iter()
+                .map(|frame| (frame.module().name().map(str::to_owned), frame.func_index()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether one function is on the backtrace several times.
+fn recursing<T: PartialEq>(frames: &[T]) -> bool {
+    frames
+        .iter()
+        .any(|frame| frames.iter().filter(|other| *other == frame).count() >= RECURSION_REPEATS)
+}
+
+/// Whether the captured backtrace is full and, past at most
+/// [`LEAF_FRAMES`] innermost frames, one cycle of at most [`MAX_CYCLE`]
+/// functions repeated to its end.
+fn runaway<T: PartialEq>(frames: &[T]) -> bool {
+    frames.len() >= CAPTURED_FRAMES
+        && (0..=LEAF_FRAMES).any(|skip| {
+            let rest = &frames[skip..];
+            (1..=MAX_CYCLE).any(|cycle| rest.iter().zip(&rest[cycle..]).all(|(a, b)| a == b))
+        })
 }
 
 #[cfg(test)]
@@ -119,9 +150,13 @@ mod tests {
     /// - `native`: recurses with no memory use at all;
     /// - `below_null`: reads 16 bytes below address 0, no recursion;
     /// - `deep_wild`: recurses 50 deep, then reads at 128 KiB (past the
-    ///   memory, not near 4 GiB).
+    ///   memory, not near 4 GiB);
+    /// - `shadow_copy`: like `shadow`, but fills each frame with
+    ///   `memory.copy`, which reports no faulting address (as Rust's frame
+    ///   set-up does);
+    /// - `copy_wild`: one `memory.copy` to 128 KiB, no recursion.
     fn module() -> Vec<u8> {
-        let bodies: [&[u8]; 4] = [
+        let bodies: [&[u8]; 6] = [
             &[
                 0x23, 0x00, 0x41, 0xC0, 0x00, 0x6B, 0x24, 0x00, // sp -= 64
                 0x23, 0x00, 0x41, 0x00, 0x36, 0x02, 0x00, // *sp = 0
@@ -135,10 +170,20 @@ mod tests {
                 0x41, 0x80, 0x80, 0x08, 0x28, 0x02, 0x00, 0x1A, 0x0B, // load 128 KiB
                 0x10, 0x03, 0x0B, // deep_wild()
             ],
+            &[
+                0x23, 0x00, 0x41, 0xC0, 0x00, 0x6B, 0x24, 0x00, // sp -= 64
+                0x23, 0x00, 0x41, 0x00, 0x41, 0xC0, 0x00, 0xFC, 0x0A, 0x00,
+                0x00, // memory.copy(sp, 0, 64)
+                0x10, 0x04, 0x0B, // shadow_copy()
+            ],
+            &[
+                0x41, 0x80, 0x80, 0x08, 0x41, 0x00, 0x41, 0xC0, 0x00, 0xFC, 0x0A, 0x00, 0x00,
+                0x0B, // memory.copy(128 KiB, 0, 64)
+            ],
         ];
         let mut wasm = b"\0asm\x01\0\0\0".to_vec();
         section(1, &[0x01, 0x60, 0x00, 0x00], &mut wasm);
-        section(3, &[0x04, 0x00, 0x00, 0x00, 0x00], &mut wasm);
+        section(3, &[0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00], &mut wasm);
         section(5, &[0x01, 0x00, 0x01], &mut wasm);
         section(
             6,
@@ -147,17 +192,22 @@ mod tests {
             ],
             &mut wasm,
         );
-        let mut exports = vec![0x04];
-        for (index, name) in ["shadow", "native", "below_null", "deep_wild"]
-            .iter()
-            .enumerate()
-        {
+        let names = [
+            "shadow",
+            "native",
+            "below_null",
+            "deep_wild",
+            "shadow_copy",
+            "copy_wild",
+        ];
+        let mut exports = vec![names.len() as u8];
+        for (index, name) in names.iter().enumerate() {
             exports.push(name.len() as u8);
             exports.extend_from_slice(name.as_bytes());
             exports.extend_from_slice(&[0x00, index as u8]);
         }
         section(7, &exports, &mut wasm);
-        let mut code = vec![0x04];
+        let mut code = vec![bodies.len() as u8];
         for body in bodies {
             leb(body.len() as u32 + 1, &mut code);
             code.push(0x00);
@@ -190,6 +240,16 @@ mod tests {
         assert!(message(Stack::Linear).contains("-zstack-size"));
     }
 
+    /// The probe's `recurse` overflows this way: Rust's frame set-up
+    /// copies with `memory.copy`, refused with no address.
+    #[test]
+    fn a_wrapped_shadow_stack_without_an_address_is_an_overflow() {
+        let (err, trap) = trap_of("shadow_copy");
+        assert_eq!(trap, Trap::MemoryOutOfBounds);
+        assert_eq!(fault_address(&err), None, "{err:#}");
+        assert_eq!(overflowed(&err, trap), Some(Stack::Linear));
+    }
+
     #[test]
     fn the_native_stack_is_wasmtimes_own_trap() {
         let (err, trap) = trap_of("native");
@@ -208,5 +268,34 @@ mod tests {
         assert_eq!(trap, Trap::MemoryOutOfBounds);
         assert_eq!(fault_address(&err), Some(128 << 10), "{err:#}");
         assert_eq!(overflowed(&err, trap), None);
+        // A refused copy outside any recursion.
+        let (err, trap) = trap_of("copy_wild");
+        assert_eq!((trap, fault_address(&err)), (Trap::MemoryOutOfBounds, None));
+        assert_eq!(overflowed(&err, trap), None);
+    }
+
+    #[test]
+    fn runaway_recursion_fills_the_backtrace_with_one_cycle() {
+        let repeat = |cycle: &[u32], leaves: &[u32]| -> Vec<u32> {
+            let mut frames = leaves.to_vec();
+            frames.extend(
+                cycle
+                    .iter()
+                    .copied()
+                    .cycle()
+                    .take(CAPTURED_FRAMES - leaves.len()),
+            );
+            frames
+        };
+        assert!(runaway(&repeat(&[7], &[])));
+        assert!(runaway(&repeat(&[7, 8, 9], &[])));
+        assert!(runaway(&repeat(&[7, 8], &[1, 2])));
+        // Too many leaves, too long a cycle, too few frames, no cycle.
+        assert!(!runaway(&repeat(&[7], &[1, 2, 3])));
+        assert!(!runaway(&repeat(&[1, 2, 3, 4, 5], &[])));
+        assert!(!runaway(&[7; CAPTURED_FRAMES - 1]));
+        assert!(!runaway(&(0..CAPTURED_FRAMES as u32).collect::<Vec<_>>()));
+        assert!(recursing(&[1, 7, 2, 7, 7, 3, 7]));
+        assert!(!recursing(&[1, 7, 2, 7, 7, 3]));
     }
 }
