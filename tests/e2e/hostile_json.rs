@@ -400,6 +400,31 @@ fn deep_parameter_schemas_fail_initialize_naming_the_tool() {
     }
 }
 
+/// A guest whose `init` fails is reported in a sentence, not as the
+/// bindings' debug text of its error.
+#[test]
+fn a_failed_init_reads_as_a_sentence() {
+    let mut shim = Shim::probe_with(probe_manifest(ApiVersion::V0_2).tools(&tools(&[])).hooks(&[
+        "before_prompt",
+        "after_response",
+        "before_tool_call",
+        "after_tool_call",
+        "before_persistence",
+    ]));
+    std::fs::write(shim.workspace.join(".probe-hostile-json"), "fail-init")
+        .expect("write the probe's switch file");
+    let params = init_params(&shim);
+    let reply = shim.initialize_with(params);
+    let (code, message) = error_of(&reply);
+    assert_eq!(code, -32603, "{message}");
+    assert!(
+        message.ends_with("the guest's init failed: probe init refused"),
+        "{message}"
+    );
+    assert!(!message.contains("Failed("), "{message}");
+    shim.shutdown();
+}
+
 // ----- log fields ---------------------------------------------------------------
 
 /// Log fields go to stderr, never the wire, but are held to the same

@@ -358,7 +358,10 @@ async fn initialize(
     within(deadline, "init", async {
         match primary.init(&init).await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(error)) => Err(start(format!("the guest's init failed: {error:?}"))),
+            Ok(Err(error)) => Err(start(format!(
+                "the guest's init failed: {}",
+                super::results::guest_error_text(&error)
+            ))),
             Err(fault) => Err(start(fault.to_string())),
         }
     })

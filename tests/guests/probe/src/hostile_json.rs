@@ -7,6 +7,9 @@
 //! N, also adds `deep_schema`, a tool whose parameter schema nests N levels
 //! (so `describe` itself carries the deep JSON).
 //!
+//! The content `fail-init` makes the guest's `init` fail instead (for the
+//! wording of that error).
+//!
 //! Depth is counted in containers: depth N is N objects
 //! `{"n":{"n":...{"n":0}}}` around a 0.
 //!
@@ -93,6 +96,11 @@ pub fn register(ext: &mut Extension) {
     let Ok(switch) = std::fs::read_to_string(SWITCH_FILE) else {
         return;
     };
+    if switch.trim() == "fail-init" {
+        // Replaces `start`'s init handler; that one has nothing to do
+        // without its own mode file.
+        ext.on_init(|| -> Result<()> { Err(Error::failed("probe init refused")) });
+    }
     if let Ok(depth) = switch.trim().parse::<usize>() {
         // The innermost level is itself a schema, so `depth` levels in all.
         let schema = (1..depth).fold(json!({}), |inner, _| json!({ "items": inner }));
