@@ -97,7 +97,12 @@ fn a_call_after_shutdown_and_before_eof_is_refused_not_lost() {
         shim.close_stdin();
         let responses = shim.responses(&[shutdown, late], EXIT_AFTER_SHUTDOWN);
         let refused = responses.outcome(late).as_ref().err().map(|e| e.code);
-        assert_eq!(refused, Some(-32000), "round {round}: {}", responses.frame(late).raw);
+        assert_eq!(
+            refused,
+            Some(-32000),
+            "round {round}: {}",
+            responses.frame(late).raw
+        );
         assert_eq!(
             responses.outcome(shutdown).as_ref().ok(),
             Some(&json!({})),

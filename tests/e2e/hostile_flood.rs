@@ -21,21 +21,38 @@ fn a_full_request_queue_does_not_drop_lifecycle_events() {
         .collect();
     let refused = shim.send_tool("sleep", json!({"ms": 100}));
     let events = [
-        ("turn/started", json!({"session_id": "s", "run_id": "r", "turn_id": "t1"})),
-        ("tool/started", json!({"session_id": "s", "run_id": "r", "turn_id": "t1",
-            "tool_call_id": "c1", "tool_name": "echo"})),
-        ("tool/settled", json!({"session_id": "s", "run_id": "r", "turn_id": "t1",
-            "tool_call_id": "c1", "tool_name": "echo", "outcome": "completed", "duration_ms": 3})),
-        ("turn/settled", json!({"session_id": "s", "run_id": "r", "turn_id": "t1",
-            "outcome": "completed", "duration_ms": 9, "reason": null})),
+        (
+            "turn/started",
+            json!({"session_id": "s", "run_id": "r", "turn_id": "t1"}),
+        ),
+        (
+            "tool/started",
+            json!({"session_id": "s", "run_id": "r", "turn_id": "t1",
+            "tool_call_id": "c1", "tool_name": "echo"}),
+        ),
+        (
+            "tool/settled",
+            json!({"session_id": "s", "run_id": "r", "turn_id": "t1",
+            "tool_call_id": "c1", "tool_name": "echo", "outcome": "completed", "duration_ms": 3}),
+        ),
+        (
+            "turn/settled",
+            json!({"session_id": "s", "run_id": "r", "turn_id": "t1",
+            "outcome": "completed", "duration_ms": 9, "reason": null}),
+        ),
     ];
     for (method, params) in &events {
-        shim.notify(method, params.clone()).expect("send a lifecycle event");
+        shim.notify(method, params.clone())
+            .expect("send a lifecycle event");
     }
     let mut ids = sleepers.clone();
     ids.push(refused);
     let responses = shim.responses(&ids, Duration::from_secs(20));
-    let full = responses.outcome(refused).as_ref().err().map(|e| e.message.clone());
+    let full = responses
+        .outcome(refused)
+        .as_ref()
+        .err()
+        .map(|e| e.message.clone());
     assert_eq!(full.as_deref(), Some("extension request queue is full"));
     for id in &sleepers {
         assert!(responses.outcome(*id).is_ok(), "sleeper {id} failed");

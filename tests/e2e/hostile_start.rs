@@ -29,7 +29,8 @@ fn set_mode(workspace: &Path, mode: &str) {
         // SAFETY: a valid NUL-terminated path; mkfifo has no other inputs.
         let made = unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) };
         assert!(
-            made == 0 || std::io::Error::last_os_error().kind() == std::io::ErrorKind::AlreadyExists,
+            made == 0
+                || std::io::Error::last_os_error().kind() == std::io::ErrorKind::AlreadyExists,
             "mkfifo failed: {}",
             std::io::Error::last_os_error()
         );
@@ -93,7 +94,12 @@ fn a_replacement_instance_whose_init_spins_never_holds_the_lane() {
     expect_result(&reply);
     set_mode(&shim.workspace, "spin-init");
     let panic = shim.tool("panic", json!({}));
-    assert_eq!(expect_result(&panic)["is_error"], true, "{}", panic.frame.raw);
+    assert_eq!(
+        expect_result(&panic)["is_error"],
+        true,
+        "{}",
+        panic.frame.raw
+    );
     // The next two calls each need a fresh instance whose init spins: each
     // is answered at its deadline instead of waiting behind the other.
     for attempt in 0..2 {
@@ -102,7 +108,11 @@ fn a_replacement_instance_whose_init_spins_never_holds_the_lane() {
         // A tool error result or a JSON-RPC error, as long as it says why.
         let text = match &reply.frame.outcome() {
             Some(Ok(result)) => {
-                assert_eq!(result["is_error"], true, "attempt {attempt}: {}", reply.frame.raw);
+                assert_eq!(
+                    result["is_error"], true,
+                    "attempt {attempt}: {}",
+                    reply.frame.raw
+                );
                 tool_text(&reply)
             }
             _ => reply.frame.raw.clone(),

@@ -89,6 +89,29 @@ fn shutdown_with_a_guest_ignoring_cancellation() {
 }
 
 #[test]
+fn a_long_cancel_grace_from_the_bundle_still_fits_the_ack_stage() {
+    // The manifest asks for the longest grace the shim allows (clamped to
+    // the user's ceiling): drain, grace and handler together must still be
+    // acknowledged inside octet's 2 s.
+    let mut shim = Shim::probe_with_args(
+        crate::support::probe_manifest(ApiVersion::V0_2),
+        &["--deadline-ms", "cancel_grace=1999"],
+    );
+    let params = shim.offer().max_concurrent_requests(1).to_json();
+    expect_result(&shim.initialize_with(params));
+    let spin = shim.send_tool("spin", json!({}));
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    let shutdown = shim.send_request("shutdown", json!({}));
+    let responses = shim.responses(&[spin, shutdown], HOST_GRACE * 2);
+    cancelled(responses.frame(spin), spin, "shutdown");
+    assert_eq!(responses.outcome(shutdown).as_ref().ok(), Some(&json!({})));
+    let acked = responses.arrived[&shutdown] - started;
+    assert!(acked < HOST_GRACE, "acknowledged {acked:?} after shutdown");
+    exits_zero(&mut shim, EXIT_AFTER_SHUTDOWN);
+}
+
+#[test]
 fn requests_while_draining_are_refused() {
     let mut shim = ready();
     let call = shim.send_tool("sleep", json!({"ms": 5_000}));

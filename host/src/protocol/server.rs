@@ -39,6 +39,9 @@ pub struct Options {
 const SHUTDOWN_DRAIN: Duration = Duration::from_millis(1_000);
 /// Budget of the guest's shutdown handler.
 const SHUTDOWN_HANDLER: Duration = Duration::from_millis(300);
+/// From `shutdown` to its acknowledgement, all stages together: the host
+/// waits 2 s, and the frame must still be written and read.
+const SHUTDOWN_ACK_BUDGET: Duration = Duration::from_millis(1_800);
 /// The SDK's drain on end of input (§4.11).
 const EOF_DRAIN: Duration = Duration::from_millis(2_000);
 /// octet waits 30 s for the `initialize` answer (protocol-core §7.1) and
@@ -126,7 +129,10 @@ pub async fn serve(options: Options) -> i32 {
                     // extension down: there is nothing to drain.
                     session.answer(id, Ok(json!({}))).await;
                     writer.flushed().await;
-                    crate::log!(Level::Info, "shutdown acknowledged before a successful initialize; exiting");
+                    crate::log!(
+                        Level::Info,
+                        "shutdown acknowledged before a successful initialize; exiting"
+                    );
                     return 0;
                 }
                 Phase::Starting => {
@@ -315,9 +321,6 @@ async fn initialize(
         .map_err(|err| RpcError::internal(format!("cannot load the extension component: {err}")))?;
     let sandbox = sandbox_from(&offer, &options.limits)
         .map_err(|err| RpcError::internal(format!("cannot build the sandbox: {err}")))?;
-    // Before the first instance: a guest that can reach the compiled cache
-    // must never see a live key.
-    crate::runtime::cache::guard(&sandbox, options.cache.as_ref());
     let start = |err: String| RpcError::internal(format!("cannot start the extension: {err}"));
     // The guest must never see a live cache key (runtime/cache).
     crate::runtime::cache::guard(&sandbox, options.cache.as_ref());
@@ -604,7 +607,6 @@ async fn drain(session: &Arc<Session>, budget: Duration, reason: &str, grace: Du
     .await;
 }
 
-
 async fn shutdown(
     session: Arc<Session>,
     lanes: Lanes,
@@ -612,11 +614,17 @@ async fn shutdown(
     id: u64,
     params: Value,
 ) {
+    // Everything up to the acknowledgement fits in SHUTDOWN_ACK_BUDGET,
+    // whatever cancel grace the manifest asked for: the drain gets what the
+    // grace and the handler leave of it.
+    let ack_deadline = Instant::now() + SHUTDOWN_ACK_BUDGET;
+    let grace = context.deadlines.cancel_grace;
     let drain_budget = params
         .get("drain_timeout_ms")
         .and_then(Value::as_u64)
         .map(Duration::from_millis)
-        .map_or(SHUTDOWN_DRAIN, |requested| requested.min(SHUTDOWN_DRAIN));
+        .map_or(SHUTDOWN_DRAIN, |requested| requested.min(SHUTDOWN_DRAIN))
+        .min(SHUTDOWN_ACK_BUDGET.saturating_sub(grace + SHUTDOWN_HANDLER));
     drain(
         &session,
         drain_budget,
@@ -627,9 +635,8 @@ async fn shutdown(
     let (done, result) = tokio::sync::oneshot::channel();
     let outcome = match lanes.dispatch(Job::Shutdown(done)) {
         Ok(()) => {
-            match tokio::time::timeout(SHUTDOWN_HANDLER + context.deadlines.cancel_grace, result)
-                .await
-            {
+            let handler_until = ack_deadline.max(Instant::now() + Duration::from_millis(50));
+            match tokio::time::timeout_at(handler_until, result).await {
                 Ok(Ok(Ok(()))) => Ok(json!({})),
                 Ok(Ok(Err(error))) => {
                     crate::log!(Level::Error, "the guest's shutdown handler failed", "error" => error.clone());
