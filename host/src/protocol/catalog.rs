@@ -250,6 +250,61 @@ mod tests {
         );
     }
 
+    fn one_tool(parameters: String, output_schema: Option<String>) -> Description {
+        Description {
+            name: "t".into(),
+            tools: vec![crate::runtime::types::ToolDefinition {
+                name: "deep".into(),
+                description: "d".into(),
+                parameters,
+                output_schema,
+            }],
+            commands: vec![],
+            hooks: vec![],
+            context: false,
+            status_surfaces: vec![],
+            renderers: vec![],
+            menu: false,
+            lifecycle: vec![],
+            max_concurrency: 1,
+            features: vec![],
+        }
+    }
+
+    /// `levels` schemas nested through `items`.
+    fn schema(levels: usize) -> String {
+        (1..levels)
+            .fold(
+                json!({"type": "string"}),
+                |inner, _| json!({"type": "array", "items": inner}),
+            )
+            .to_string()
+    }
+
+    /// A schema nested past what octet can read fails the catalog naming
+    /// the tool; the output schema's own 32-level rule still applies below.
+    #[test]
+    fn schemas_nested_past_the_guest_bound_name_the_tool() {
+        let build_v02 = |d: &Description| build(ApiVersion::V0_2, d).err();
+        assert_eq!(build_v02(&one_tool(schema(64), None)), None);
+        let error = build_v02(&one_tool(schema(65), None)).unwrap();
+        assert!(
+            error.starts_with("the parameter schema of tool deep is nested deeper than 64 levels"),
+            "{error}"
+        );
+        let object = "{\"type\":\"object\"}".to_owned();
+        let error = build_v02(&one_tool(object.clone(), Some(schema(200)))).unwrap();
+        assert!(
+            error.starts_with("the output_schema of tool deep is nested deeper than 64 levels"),
+            "{error}"
+        );
+        let error = build_v02(&one_tool(object, Some(schema(33)))).unwrap();
+        assert_eq!(
+            error,
+            "tool deep: output_schema: nested deeper than 32 levels"
+        );
+    }
+
     #[test]
     fn output_schema_subset() {
         assert!(check_output_schema(&json!({"type": "object", "properties": {"n": {"type": ["integer", "null"]}}, "required": ["n"]}), 1).is_ok());

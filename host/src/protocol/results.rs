@@ -529,6 +529,55 @@ mod tests {
         );
     }
 
+    fn nested(levels: usize) -> String {
+        format!("{}0{}", "{\"n\":".repeat(levels), "}".repeat(levels))
+    }
+
+    /// Guest JSON with no protocol bound of its own is held to the
+    /// guest-wide 64 levels before it is parsed (the e2e `hostile_json`
+    /// covers the places with their own bounds).
+    #[test]
+    fn guest_json_in_results_is_depth_bounded() {
+        assert!(menu(&nested(64)).is_ok());
+        assert!(
+            menu(&nested(65))
+                .unwrap_err()
+                .0
+                .starts_with("the menu is nested deeper than 64 levels")
+        );
+        assert!(error_data(&nested(64)).is_ok());
+        assert!(
+            error_data(&nested(200))
+                .unwrap_err()
+                .0
+                .starts_with("the error data is nested deeper than 64 levels")
+        );
+        assert!(
+            error_data("{\"n\":1e400}")
+                .unwrap_err()
+                .0
+                .contains("not valid JSON")
+        );
+    }
+
+    #[test]
+    fn guest_errors_read_as_sentences() {
+        assert_eq!(
+            guest_error_text(&GuestError::Failed("disk full".into())),
+            "disk full"
+        );
+        assert_eq!(
+            guest_error_text(&GuestError::InvalidParams("no name".into())),
+            "invalid parameters: no name"
+        );
+        let rpc = GuestError::Rpc(RpcError {
+            code: -32000,
+            message: "busy".into(),
+            data: Some("{}".into()),
+        });
+        assert_eq!(guest_error_text(&rpc), "error -32000: busy");
+    }
+
     #[test]
     fn hook_extras_only_for_their_hook() {
         let result = HookResult {
