@@ -103,7 +103,9 @@ fn a_tool_past_its_deadline_is_an_error_result_naming_it() {
         let text = tool_text(&reply);
         assert!(
             text.contains("deadline of 1000 ms")
-                && text.contains("up to 29000 ms with `deadlines.request in ~/.config/octet-wasm/policy.toml`"),
+                && text.contains(
+                    "up to 29000 ms with `deadlines.request in ~/.config/octet-wasm/policy.toml`"
+                ),
             "{tool}: {text}"
         );
         assert!(

@@ -24,6 +24,7 @@ mod hostile_bundle;
 mod hostile_json;
 mod hostile_flood;
 mod hostile_cache;
+mod hostile_limits;
 mod hostile_links;
 mod hostile_output;
 mod hostile_start;

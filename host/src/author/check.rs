@@ -467,22 +467,26 @@ impl Checker {
             return;
         };
         for clamp in &outcome.clamps {
+            let at_most = if clamp.unit.is_empty() {
+                format!("at most {}", clamp.ceiling)
+            } else {
+                format!("at most {} {}", clamp.ceiling, clamp.unit)
+            };
+            let or_user = if clamp.raisable {
+                ", or have the user raise the ceiling"
+            } else {
+                ""
+            };
             let (file, field, fix) = match (clamp.origin, analysis) {
                 (Origin::Metadata, Some(analysis)) => (
                     analysis.path.clone(),
                     "octet-wasm-metadata limits",
-                    format!(
-                        "embed at most {} with `octet-wasm embed-metadata`, or have the user raise the ceiling",
-                        clamp.ceiling
-                    ),
+                    format!("embed {at_most} with `octet-wasm embed-metadata`{or_user}"),
                 ),
                 _ => (
                     self.file.clone(),
                     "entrypoint.args",
-                    format!(
-                        "ask for at most {}, or have the user raise the ceiling",
-                        clamp.ceiling
-                    ),
+                    format!("ask for {at_most}{or_user}"),
                 ),
             };
             self.findings.push(Finding {

@@ -100,7 +100,10 @@ mod tests {
         assert_eq!(built_in.fuel, None);
         assert_eq!(built_in.deadlines.render, Duration::from_millis(400));
         assert_eq!(built_in.deadlines.command, Duration::from_millis(29_000));
-        assert_eq!(built_in.deadlines.cancel_grace, Duration::from_millis(1_000));
+        assert_eq!(
+            built_in.deadlines.cancel_grace,
+            Duration::from_millis(1_000)
+        );
         assert_eq!(built_in.deadline_defaults, Deadlines::default());
         assert_eq!(built_in.capabilities, CapabilityLimit::default());
         assert_eq!(ceilings(""), (built_in, Vec::new()));
@@ -132,7 +135,11 @@ environment = ["A", "B"]
         assert_eq!(c.capabilities.filesystem, FsAccess::None);
         assert!(!c.capabilities.network);
         assert_eq!(
-            c.capabilities.environment.unwrap().into_iter().collect::<Vec<_>>(),
+            c.capabilities
+                .environment
+                .unwrap()
+                .into_iter()
+                .collect::<Vec<_>>(),
             ["A", "B"]
         );
     }
@@ -148,8 +155,9 @@ environment = ["A", "B"]
         assert_eq!(c.deadlines.request, Duration::from_millis(29_000));
         assert_eq!(notes.len(), 4, "{notes:?}");
         assert!(
-            notes.iter().any(|n| n.starts_with("deadlines.render = 60000")
-                && n.contains("using 400 ms")),
+            notes
+                .iter()
+                .any(|n| n.starts_with("deadlines.render = 60000") && n.contains("using 400 ms")),
             "{notes:?}"
         );
     }

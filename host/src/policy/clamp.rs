@@ -40,6 +40,9 @@ pub struct Clamp {
     pub origin: Origin,
     /// Who can raise the ceiling, and how.
     pub raise: String,
+    /// Whether any policy can raise the ceiling (a deadline already at the
+    /// host's own deadline minus the margin cannot go higher).
+    pub raisable: bool,
 }
 
 impl fmt::Display for Clamp {
@@ -111,6 +114,7 @@ pub fn limits(
                 unit: "MiB",
                 origin,
                 raise: policy_key("memory_mib"),
+                raisable: true,
             });
             (ceiling, SetBy::User)
         }
@@ -128,6 +132,7 @@ pub fn limits(
                 unit: "",
                 origin,
                 raise: policy_key("fuel"),
+                raisable: true,
             });
             (Some(ceiling), SetBy::User)
         }
@@ -161,7 +166,8 @@ pub fn deadlines(
             .map_err(|err| format!("{err} (from {})", origin.describe()))?;
         let ceiling = ceilings.deadlines.get(bound.name);
         let value = if asked > ceiling {
-            let raise = if ceiling >= bound.cap {
+            let raisable = ceiling < bound.cap;
+            let raise = if !raisable {
                 format!("no ceiling can be higher: {}", bound.host)
             } else {
                 format!(
@@ -177,6 +183,7 @@ pub fn deadlines(
                 unit: "ms",
                 origin: *origin,
                 raise,
+                raisable,
             });
             ceiling
         } else {
@@ -205,8 +212,8 @@ mod tests {
     #[test]
     fn memory_above_the_ceiling_is_lowered_and_the_budget_is_the_ceiling() {
         let built_in = Ceilings::built_in();
-        let (limits, clamps) = super::limits(&built_in, Some((100_000, Origin::Arguments)), None)
-            .unwrap();
+        let (limits, clamps) =
+            super::limits(&built_in, Some((100_000, Origin::Arguments)), None).unwrap();
         assert_eq!(limits.memory_bytes, 256 * MIB);
         assert_eq!(limits.process_memory.limit(), 256 * MIB);
         assert_eq!(limits.origins.memory, SetBy::User);
@@ -221,16 +228,22 @@ mod tests {
     #[test]
     fn an_extension_may_ask_for_less() {
         let built_in = Ceilings::built_in();
-        let (limits, clamps) =
-            super::limits(&built_in, Some((64, Origin::Metadata)), Some((10, Origin::Metadata)))
-                .unwrap();
+        let (limits, clamps) = super::limits(
+            &built_in,
+            Some((64, Origin::Metadata)),
+            Some((10, Origin::Metadata)),
+        )
+        .unwrap();
         assert!(clamps.is_empty());
         assert_eq!(limits.memory_bytes, 64 * MIB);
         // The budget is still the user's: the per-instance cap is the
         // extension's own.
         assert_eq!(limits.process_memory.limit(), 256 * MIB);
         assert_eq!(limits.origins.memory, SetBy::Extension);
-        assert_eq!((limits.fuel, limits.origins.fuel), (Some(10), SetBy::Extension));
+        assert_eq!(
+            (limits.fuel, limits.origins.fuel),
+            (Some(10), SetBy::Extension)
+        );
         let (limits, _) = super::limits(&built_in, None, None).unwrap();
         assert_eq!(limits.memory_bytes, 256 * MIB);
         assert_eq!((limits.fuel, limits.origins.fuel), (None, SetBy::User));
@@ -244,15 +257,25 @@ mod tests {
             ..Ceilings::built_in()
         };
         let (limits, clamps) = super::limits(&ceilings, None, None).unwrap();
-        assert_eq!((limits.fuel, limits.origins.fuel), (Some(1_000), SetBy::User));
+        assert_eq!(
+            (limits.fuel, limits.origins.fuel),
+            (Some(1_000), SetBy::User)
+        );
         assert!(clamps.is_empty());
         let (limits, clamps) =
             super::limits(&ceilings, None, Some((u64::MAX, Origin::Arguments))).unwrap();
         assert_eq!(limits.fuel, Some(1_000));
         assert_eq!(clamps[0].setting, "fuel");
-        assert!(clamps[0].raise.contains("fuel in ~/.config/octet-wasm/policy.toml"));
+        assert!(
+            clamps[0]
+                .raise
+                .contains("fuel in ~/.config/octet-wasm/policy.toml")
+        );
         let (limits, _) = super::limits(&ceilings, None, Some((5, Origin::Metadata))).unwrap();
-        assert_eq!((limits.fuel, limits.origins.fuel), (Some(5), SetBy::Extension));
+        assert_eq!(
+            (limits.fuel, limits.origins.fuel),
+            (Some(5), SetBy::Extension)
+        );
     }
 
     #[test]
@@ -265,10 +288,20 @@ mod tests {
         let (values, clamps) = super::deadlines(&built_in, &settings).unwrap();
         assert_eq!(values, built_in.deadlines);
         assert_eq!(clamps.len(), deadlines::NAMES.len());
-        let render = clamps.iter().find(|c| c.setting == "deadlines.render").unwrap();
+        let render = clamps
+            .iter()
+            .find(|c| c.setting == "deadlines.render")
+            .unwrap();
         assert_eq!((render.requested, render.ceiling), (600_000_000, 400));
-        assert!(render.raise.contains("no ceiling can be higher"), "{}", render.raise);
-        let command = clamps.iter().find(|c| c.setting == "deadlines.command").unwrap();
+        assert!(
+            render.raise.contains("no ceiling can be higher"),
+            "{}",
+            render.raise
+        );
+        let command = clamps
+            .iter()
+            .find(|c| c.setting == "deadlines.command")
+            .unwrap();
         assert!(
             command
                 .raise

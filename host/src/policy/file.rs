@@ -110,7 +110,10 @@ mod tests {
     #[test]
     fn a_missing_file_is_not_an_error() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(read(&dir.path().join("policy.toml")), Err(Unusable::Missing));
+        assert_eq!(
+            read(&dir.path().join("policy.toml")),
+            Err(Unusable::Missing)
+        );
     }
 
     fn refused(path: &Path) -> String {

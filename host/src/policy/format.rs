@@ -128,7 +128,10 @@ impl Settings {
             fuel: over.fuel.or(self.fuel),
             deadlines: self.deadlines.overridden(&over.deadlines),
             capabilities: CapabilityTable {
-                filesystem: over.capabilities.filesystem.or(self.capabilities.filesystem),
+                filesystem: over
+                    .capabilities
+                    .filesystem
+                    .or(self.capabilities.filesystem),
                 network: over.capabilities.network.or(self.capabilities.network),
                 environment: over
                     .capabilities
@@ -222,7 +225,10 @@ network = true
         assert_eq!(settings.fuel, Some(1_000_000));
         assert_eq!(settings.deadlines.command, Some(600_000));
         assert_eq!(settings.deadlines.render, None);
-        assert_eq!(settings.capabilities.filesystem, Some(Filesystem::Workspace));
+        assert_eq!(
+            settings.capabilities.filesystem,
+            Some(Filesystem::Workspace)
+        );
         assert_eq!(settings.capabilities.network, Some(false));
         assert_eq!(
             settings.capabilities.environment.as_deref(),
@@ -240,7 +246,10 @@ network = true
         assert_eq!(settings.deadlines.render, Some(300));
         assert_eq!(settings.deadlines.command, Some(600_000));
         assert_eq!(settings.capabilities.network, Some(true));
-        assert_eq!(settings.capabilities.filesystem, Some(Filesystem::Workspace));
+        assert_eq!(
+            settings.capabilities.filesystem,
+            Some(Filesystem::Workspace)
+        );
     }
 
     #[test]
@@ -261,7 +270,10 @@ network = true
             ("memory_mib = \"lots\"", "memory_mib"),
             ("memory_mib = 0", "memory_mib must be at least 1"),
             ("fuel = 0", "fuel must be at least 1"),
-            ("[deadlines]\nrender = 0", "deadlines.render must be at least 1 ms"),
+            (
+                "[deadlines]\nrender = 0",
+                "deadlines.render must be at least 1 ms",
+            ),
             (
                 "[extension.\"a b\"]\nmemory_mib = 0",
                 "extension.\"a b\".memory_mib must be at least 1",

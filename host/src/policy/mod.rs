@@ -125,7 +125,11 @@ impl fmt::Display for Problem {
                 path.display()
             ),
             Problem::Invalid { path, message } => {
-                write!(f, "the policy file {} is invalid: {message}", path.display())
+                write!(
+                    f,
+                    "the policy file {} is invalid: {message}",
+                    path.display()
+                )
             }
         }
     }
@@ -181,12 +185,18 @@ pub fn load_logged(extension: Option<&str>) -> Policy {
     let (policy, problem) = load(extension);
     match &problem {
         None => {}
-        Some(Problem::NoHome) => crate::log!(Level::Warning, "no policy file; the built-in ceilings apply",
-            "error" => problem.as_ref().map(ToString::to_string)),
-        Some(Problem::Refused { path, reason }) => crate::log!(Level::Warning, "policy file refused; the built-in ceilings apply",
-            "path" => path.display().to_string(), "error" => reason.clone()),
-        Some(Problem::Invalid { path, message }) => crate::log!(Level::Error, "policy file invalid; the built-in ceilings apply until it is fixed",
-            "path" => path.display().to_string(), "error" => message.clone()),
+        Some(Problem::NoHome) => {
+            crate::log!(Level::Warning, "no policy file; the built-in ceilings apply",
+            "error" => problem.as_ref().map(ToString::to_string))
+        }
+        Some(Problem::Refused { path, reason }) => {
+            crate::log!(Level::Warning, "policy file refused; the built-in ceilings apply",
+            "path" => path.display().to_string(), "error" => reason.clone())
+        }
+        Some(Problem::Invalid { path, message }) => {
+            crate::log!(Level::Error, "policy file invalid; the built-in ceilings apply until it is fixed",
+            "path" => path.display().to_string(), "error" => message.clone())
+        }
     }
     for note in &policy.notes {
         crate::log!(Level::Warning, "policy value past what octet-wasm allows; lowered",

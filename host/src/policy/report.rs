@@ -70,7 +70,10 @@ fn fs_name(access: FsAccess) -> &'static str {
 }
 
 fn fuel_text(fuel: Option<u64>) -> String {
-    fuel.map_or_else(|| "not metered".to_owned(), |fuel| format!("{fuel} per call"))
+    fuel.map_or_else(
+        || "not metered".to_owned(),
+        |fuel| format!("{fuel} per call"),
+    )
 }
 
 /// The ceilings and the values in force, one line each, for people.
@@ -78,7 +81,10 @@ pub fn lines(policy: &Policy, outcome: &Outcome) -> Vec<String> {
     let c = &policy.ceilings;
     let limits = &outcome.limits;
     let mut lines = vec![
-        format!("ceilings     {} (raise them in {POLICY_FILE})", policy.source()),
+        format!(
+            "ceilings     {}; the user sets them in {POLICY_FILE}",
+            policy.source()
+        ),
         format!(
             "  memory     {} MiB per instance, {} MiB for all instances together (ceiling {} MiB)",
             limits.memory_bytes >> 20,
@@ -107,7 +113,10 @@ pub fn lines(policy: &Policy, outcome: &Outcome) -> Vec<String> {
             |names| if names.is_empty() {
                 "none".to_owned()
             } else {
-                format!("only {}", names.iter().cloned().collect::<Vec<_>>().join(", "))
+                format!(
+                    "only {}",
+                    names.iter().cloned().collect::<Vec<_>>().join(", ")
+                )
             }
         )
     ));
@@ -181,10 +190,16 @@ mod tests {
         let lines = lines(&Policy::built_in(), &outcome);
         assert!(lines[0].contains("built in"), "{lines:?}");
         assert!(
-            lines.iter().any(|l| l.contains("render") && l.contains("400 ms (ceiling 400 ms)")),
+            lines
+                .iter()
+                .any(|l| l.contains("render") && l.contains("400 ms (ceiling 400 ms)")),
             "{lines:?}"
         );
-        assert!(lines.iter().any(|l| l.contains("cancel_grace") && l.contains("1000 ms")));
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("cancel_grace") && l.contains("1000 ms"))
+        );
         let json = json(&Policy::built_in(), &outcome);
         assert_eq!(json["ceilings"]["memory_mib"], 256);
         assert_eq!(json["in_force"]["deadlines_ms"]["render"], 400);

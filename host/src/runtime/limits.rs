@@ -353,9 +353,9 @@ pub fn memory_limit_text(refusal: &MemoryRefusal, origin: SetBy) -> String {
         (MemoryScope::Instance, SetBy::User) => {
             format!("the memory ceiling of {mib} MiB per instance")
         }
-        (MemoryScope::Instance, SetBy::Extension) => format!(
-            "the memory limit of {mib} MiB per instance that the extension set for itself"
-        ),
+        (MemoryScope::Instance, SetBy::Extension) => {
+            format!("the memory limit of {mib} MiB per instance that the extension set for itself")
+        }
     }
 }
 

@@ -1,0 +1,327 @@
+//! The user's own policy file (`<home>/.config/octet-wasm/policy.toml`,
+//! the home from the user database): its ceilings, per-extension tables,
+//! capability ceilings, and what happens to a file that is malformed or
+//! that someone else could have written.
+//!
+//! Each test writes the real file, which every other shim on the machine
+//! would read, so they are `#[ignore]`d and run in `scripts/test`'s serial
+//! pass, hold a lock while the file exists, keep it only until the shim
+//! under test has read it (at start-up), and always remove it (restoring a
+//! file that was there before), also when a test panics.
+
+use super::{author_tool, clamp_record, field, probe_extension, tool_error, tool_ok};
+use crate::support::{LOG_TIMEOUT, Shim, probe_manifest, stderr_text};
+use octet_wasm::hostsim::{ApiVersion, ManifestSpec};
+use serde_json::json;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::io::AsRawFd;
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+/// Serialises the tests of this binary that write the file.
+static WRITERS: Mutex<()> = Mutex::new(());
+
+/// The user's policy file, written for one test and removed (or restored)
+/// when dropped.
+struct PolicyFile {
+    path: PathBuf,
+    backup: Option<PathBuf>,
+    /// Holds other test processes off while the file exists.
+    _lock: std::fs::File,
+    _writers: MutexGuard<'static, ()>,
+}
+
+impl PolicyFile {
+    fn write(text: &str, mode: u32) -> PolicyFile {
+        let writers = WRITERS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let path = octet_wasm::policy::path().expect("the test user has a home directory");
+        let dir = path.parent().expect("the policy file has a directory");
+        std::fs::create_dir_all(dir).expect("create the policy directory");
+        let lock = std::fs::File::create(dir.join(".e2e-policy.lock")).expect("create the lock");
+        // SAFETY: the descriptor is open for the duration of the call.
+        assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+        let backup = path.exists().then(|| {
+            let backup = dir.join("policy.toml.e2e-backup");
+            std::fs::rename(&path, &backup).expect("set the user's own policy aside");
+            backup
+        });
+        let file = PolicyFile {
+            path,
+            backup,
+            _lock: lock,
+            _writers: writers,
+        };
+        std::fs::write(&file.path, text).expect("write the policy file");
+        std::fs::set_permissions(&file.path, std::fs::Permissions::from_mode(mode))
+            .expect("set the policy file's mode");
+        file
+    }
+}
+
+impl Drop for PolicyFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+        if let Some(backup) = &self.backup {
+            let _ = std::fs::rename(backup, &self.path);
+        }
+    }
+}
+
+/// Starts an initialized probe under `policy` and removes the file once
+/// the shim has read it (it reads the policy once, before serving).
+fn probe_under(policy: &str, mode: u32, manifest: ManifestSpec, args: &[&str]) -> Shim {
+    let file = PolicyFile::write(policy, mode);
+    let mut shim = Shim::probe_with_args(manifest, args);
+    shim.initialize();
+    drop(file);
+    shim
+}
+
+fn probe_named(name: &str) -> ManifestSpec {
+    let mut manifest = probe_manifest(ApiVersion::V0_2);
+    manifest.name = name.to_owned();
+    manifest
+}
+
+fn wait_message(shim: &Shim, message: &str) -> octet_wasm::hostsim::StderrLine {
+    shim.stderr()
+        .wait_for_message(LOG_TIMEOUT, message)
+        .unwrap_or_else(|| panic!("no {message:?} record; stderr:\n{}", stderr_text(shim)))
+}
+
+const POLICY: &str = r#"
+memory_mib = 64
+
+[extension."probe"]
+memory_mib = 512
+"#;
+
+#[test]
+#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+fn a_policy_raises_memory_for_one_extension_only() {
+    // The probe's own table raises the whole process past the built-in
+    // 256 MiB...
+    let mut shim = probe_under(POLICY, 0o600, probe_manifest(ApiVersion::V0_2), &[]);
+    let reply = shim.tool("alloc", json!({"bytes": 300u64 << 20}));
+    assert_eq!(
+        tool_ok(&reply, "alloc 300 MiB"),
+        "allocated 314572800 bytes"
+    );
+    shim.shutdown();
+    // ... while any other extension gets the top level's 64 MiB.
+    let mut shim = probe_under(
+        POLICY,
+        0o600,
+        probe_named("other"),
+        &["--memory-mib", "512"],
+    );
+    let clamp = clamp_record(&shim, "memory_mib");
+    assert_eq!(field(&clamp, "ceiling"), 64);
+    let reply = shim.tool("alloc", json!({"bytes": 100u64 << 20}));
+    tool_error(&reply, "alloc 100 MiB under 64");
+    let reply = shim.tool("grow_forever", json!({}));
+    let text = tool_error(&reply, "grow_forever under 64");
+    assert!(
+        text.contains("64 MiB")
+            && text.contains("`memory_mib` in ~/.config/octet-wasm/policy.toml"),
+        "{text}"
+    );
+    shim.assert_alive_and_silent("the policy's memory ceiling");
+    shim.shutdown();
+}
+
+#[test]
+#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+fn fuel_above_the_policy_ceiling_is_lowered() {
+    let policy = "fuel = 100_000_000\n";
+    for args in [&["--fuel", "100000000000000"][..], &[]] {
+        let mut shim = probe_under(policy, 0o600, probe_manifest(ApiVersion::V0_2), args);
+        if !args.is_empty() {
+            let clamp = clamp_record(&shim, "fuel");
+            assert_eq!(field(&clamp, "requested"), 100_000_000_000_000u64);
+            assert_eq!(field(&clamp, "ceiling"), 100_000_000);
+            assert!(
+                clamp
+                    .text
+                    .contains("fuel in ~/.config/octet-wasm/policy.toml")
+            );
+        }
+        let reply = shim.tool("spin", json!({}));
+        let text = tool_error(&reply, "spin under a fuel ceiling");
+        assert!(
+            text.contains("fuel budget of 100000000 per call")
+                && text
+                    .contains("the user raises it with `fuel` in ~/.config/octet-wasm/policy.toml")
+                && !text.contains("--fuel"),
+            "{text}"
+        );
+        shim.assert_alive_and_silent("running out of the user's fuel");
+        shim.shutdown();
+    }
+}
+
+#[test]
+#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+fn a_policy_withholds_filesystem_network_and_environment() {
+    let policy = "[capabilities]\nfilesystem = \"none\"\nnetwork = false\nenvironment = []\n";
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a listener");
+    listener
+        .set_nonblocking(true)
+        .expect("non-blocking listener");
+    let addr = listener.local_addr().unwrap().to_string();
+    let manifest = probe_manifest(ApiVersion::V0_2)
+        .network(true)
+        .environment(&["PROBE_GRANTED"]);
+    let file = PolicyFile::write(policy, 0o600);
+    let mut shim = Shim::probe_with_env(manifest, &[], &[("PROBE_GRANTED", "visible")]);
+    shim.initialize();
+    drop(file);
+    for capability in ["filesystem", "network", "environment"] {
+        let record = shim
+            .stderr()
+            .wait_for(LOG_TIMEOUT, |line| {
+                line.message() == Some("capability withheld by the user's policy")
+                    && field(line, "capability") == capability
+            })
+            .unwrap_or_else(|| {
+                panic!("{capability} not withheld; stderr:\n{}", stderr_text(&shim))
+            });
+        assert_eq!(
+            field(&record, "raise_with"),
+            format!("capabilities.{capability} in ~/.config/octet-wasm/policy.toml").as_str()
+        );
+    }
+    std::fs::write(shim.workspace.join("hello.txt"), "in the workspace").unwrap();
+    let reply = shim.tool("read_file", json!({"path": "hello.txt"}));
+    let text = tool_error(&reply, "read_file without filesystem");
+    assert!(!text.contains("in the workspace"), "{text}");
+    let reply = shim.tool("connect", json!({"addr": addr}));
+    tool_error(&reply, "connect without network");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(listener.accept().is_err(), "the guest reached the listener");
+    let reply = shim.tool("env", json!({"name": "PROBE_GRANTED"}));
+    assert_eq!(tool_error(&reply, "env"), "PROBE_GRANTED is not set");
+    shim.assert_alive_and_silent("withheld capabilities");
+    shim.shutdown();
+}
+
+#[test]
+#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+fn a_malformed_policy_leaves_the_built_in_ceilings() {
+    let policy = "memory_mib = 1024\nmemroy_mib = 2048\n";
+    let mut shim = probe_under(policy, 0o600, probe_manifest(ApiVersion::V0_2), &[]);
+    let record = wait_message(
+        &shim,
+        "policy file invalid; the built-in ceilings apply until it is fixed",
+    );
+    assert_eq!(record.level(), Some("error"));
+    let error = field(&record, "error").as_str().unwrap_or_default();
+    assert!(error.contains("memroy_mib"), "{error}");
+    // Not the 1024 MiB the broken file asks for.
+    let reply = shim.tool("alloc", json!({"bytes": 300u64 << 20}));
+    tool_error(&reply, "alloc 300 MiB under the built-in ceiling");
+    shim.assert_alive_and_silent("a malformed policy");
+    shim.shutdown();
+}
+
+#[test]
+#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+fn a_policy_others_can_write_is_refused() {
+    for mode in [0o664, 0o646] {
+        let mut shim = probe_under(
+            "memory_mib = 1024\n",
+            mode,
+            probe_manifest(ApiVersion::V0_2),
+            &[],
+        );
+        let record = wait_message(&shim, "policy file refused; the built-in ceilings apply");
+        assert_eq!(record.level(), Some("warning"));
+        let error = field(&record, "error").as_str().unwrap_or_default();
+        assert!(error.contains("writable by"), "{error}");
+        let reply = shim.tool("alloc", json!({"bytes": 300u64 << 20}));
+        tool_error(&reply, "alloc 300 MiB under the built-in ceiling");
+        shim.shutdown();
+    }
+}
+
+#[test]
+#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+fn policy_deadlines_stay_under_the_hosts() {
+    let policy = "[deadlines]\nrender = 60000\ncancel_grace = 60000\ncommand = 3600000\n";
+    let mut shim = probe_under(policy, 0o600, probe_manifest(ApiVersion::V0_2), &[]);
+    let notes: Vec<String> = shim
+        .stderr()
+        .lines()
+        .into_iter()
+        .filter(|line| line.message() == Some("policy value past what octet-wasm allows; lowered"))
+        .map(|line| {
+            field(&line, "detail")
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect();
+    for expected in [
+        "deadlines.render = 60000 is past what octet-wasm allows (400 ms",
+        "deadlines.cancel_grace = 60000 is past what octet-wasm allows (1500 ms",
+        "deadlines.command = 3600000 is past what octet-wasm allows (1799000 ms",
+    ] {
+        assert!(
+            notes.iter().any(|n| n.starts_with(expected)),
+            "{expected:?} not in {notes:?}"
+        );
+    }
+    super::render_spin_is_answered_in_time(&mut shim);
+    shim.shutdown();
+}
+
+#[test]
+#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+fn check_and_inspect_report_the_users_ceilings() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = probe_extension(dir.path(), &["--fuel", "5000", "--memory-mib", "300"]);
+    let policy =
+        "memory_mib = 512\n[deadlines]\ncommand = 600000\n[extension.probe]\nfuel = 1000\n";
+    let file = PolicyFile::write(policy, 0o600);
+    let (code, out) = author_tool(&["check", "--deny", "network", &manifest]);
+    let wasm = dir.path().join("probe.wasm").to_string_lossy().into_owned();
+    let (inspect_code, inspected) = author_tool(&["inspect", &wasm]);
+    drop(file);
+    assert_eq!(code, 0, "{out}");
+    let path = octet_wasm::policy::path().unwrap();
+    for needle in [
+        format!(
+            "ceilings     {} (with this extension's own table)",
+            path.display()
+        ),
+        "memory     300 MiB per instance, 512 MiB for all instances together (ceiling 512 MiB)"
+            .into(),
+        "fuel       1000 per call (ceiling: 1000)".into(),
+        "command              600000 ms (ceiling 600000 ms)".into(),
+        "run will lower it: fuel 5000 from the run arguments is above the ceiling of 1000".into(),
+    ] {
+        assert!(out.contains(&needle), "{needle:?} not in:\n{out}");
+    }
+    assert_eq!(inspect_code, 0, "{inspected}");
+    assert!(
+        inspected.contains("512 MiB for all instances together"),
+        "{inspected}"
+    );
+
+    // A policy check cannot use is a warning naming the file.
+    let file = PolicyFile::write("memory_mib = 512\n", 0o666);
+    let (code, out) = author_tool(&["check", "--deny", "network", &manifest]);
+    drop(file);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(&format!(
+            "warning: {}: (policy): the policy file",
+            path.display()
+        )) && out.contains("writable by everyone")
+            && out.contains("ceilings     built in (no policy file)"),
+        "{out}"
+    );
+}
