@@ -515,6 +515,31 @@ fn numbers_and_escapes_the_host_cannot_read_are_refused() {
     shim.shutdown();
 }
 
+/// A reverse notification too large for a frame is refused to the guest
+/// in a sentence naming the limit (it once read
+/// `TooLarge(FrameTooLarge { bytes: .. })`), and nothing is written.
+#[test]
+fn an_oversized_notification_is_refused_in_a_sentence() {
+    let mut shim = started();
+    let (reply, _) = hostile(
+        &mut shim,
+        json!({"place": "big_notification", "bytes": 2 << 20}),
+        |_| ChildAnswer::Ignore,
+    );
+    assert!(reply.before.is_empty(), "{:?}", raws(&reply.before));
+    let result = expect_result(&reply);
+    assert_eq!(result["is_error"], true, "{}", reply.frame.raw);
+    let text = tool_text(&reply);
+    assert!(text.contains("notification not sent: frame of "), "{text}");
+    assert!(
+        text.contains("bytes exceeds the 1 MiB frame limit (1048575 bytes before the line feed)"),
+        "{text}"
+    );
+    assert!(!text.contains("TooLarge"), "{text}");
+    assert_served_after(&mut shim, "an oversized notification");
+    shim.shutdown();
+}
+
 /// The stack overflows of the probe's `recurse` are reported as one, with
 /// what raises the limit, not as an out-of-bounds memory access.
 #[test]

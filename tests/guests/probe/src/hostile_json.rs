@@ -24,6 +24,8 @@
 //!     schema nests `depth`; text `registered N`;
 //!   - `log`: one log record `probe deep fields <depth>` whose fields nest
 //!     `depth`; text `logged`;
+//!   - `big_notification`: a notification of `bytes` bytes (past the
+//!     frame limit: the refusal's wording);
 //!   - `raw_policy`, `raw_snapshot`: `text`, as it is, as the policy
 //!     intent's target or as a snapshot (through the raw imports, so JSON
 //!     no serde_json would write: `1e400`, lone surrogates);
@@ -54,6 +56,8 @@ struct Place {
     depth: usize,
     #[serde(default)]
     text: String,
+    #[serde(default)]
+    bytes: usize,
 }
 
 #[derive(Deserialize)]
@@ -121,6 +125,7 @@ pub fn register(ext: &mut Extension) {
                 "place": {"type": "string"},
                 "depth": {"type": "integer", "minimum": 0},
                 "text": {"type": "string"},
+                "bytes": {"type": "integer", "minimum": 0},
             },
             "required": ["place"],
         })),
@@ -151,6 +156,10 @@ pub fn register(ext: &mut Extension) {
                     };
                     let verdict = raw::policy::evaluate(&intent, None).map_err(sdk_error)?;
                     format!("decision: {}", decision(verdict.decision))
+                }
+                "big_notification" => {
+                    octet_guest::notify(NotifyLevel::Info, "x".repeat(args.bytes))?;
+                    "notified".to_owned()
                 }
                 "raw_snapshot" => {
                     raw::presentation::update(&args.text, None).map_err(sdk_error)?;
