@@ -261,7 +261,8 @@ pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
     }
     for feature in &wanted {
         if !SUPPORTED_OPTIONAL.contains(feature) && !SUPPORTED_REQUIRED.contains(feature) {
-            crate::log!(crate::log::Level::Warning, "the guest declares a feature octet-wasm does not support; not negotiated",
+            // The guest chooses how many of these there are: its budget pays.
+            crate::guest_log!(crate::log::Level::Warning, "the guest declares a feature octet-wasm does not support; not negotiated",
                 "feature" => feature);
         }
     }

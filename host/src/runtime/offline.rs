@@ -20,7 +20,7 @@ impl Bridge for Offline {
     type Scope = ();
 
     fn log(&self, _level: LogLevel, message: String, fields: Option<String>) {
-        crate::log!(crate::log::Level::Info, message, "source" => "guest", "fields" => fields);
+        crate::guest_log!(crate::log::Level::Info, message, "source" => "guest", "fields" => fields);
     }
 
     async fn notify(&self, _: Option<()>, _: Notification) -> Result<(), GuestError> {
