@@ -467,20 +467,27 @@ fn check_reports_each_clamp_and_the_ceilings() {
 #[test]
 fn inspect_shows_the_ceilings_the_component_will_get() {
     let dir = tempfile::tempdir().unwrap();
-    let bytes = std::fs::read(component("probe")).unwrap();
-    let section = Metadata {
-        name: "probe".into(),
-        version: "0.1.0".into(),
-        limits: DefaultLimits {
-            memory_mib: Some(100_000),
-            fuel: None,
-            deadlines: BTreeMap::from([("command".into(), 600_000)]),
-        },
-        ..Metadata::default()
-    };
     let path = dir.path().join("probe.wasm");
-    std::fs::write(&path, metadata::embed(&bytes, &section).unwrap()).unwrap();
+    std::fs::copy(component("probe"), &path).unwrap();
     let path = path.to_string_lossy().into_owned();
+    let (code, out) = author_tool(&[
+        "embed-metadata",
+        &path,
+        "--name",
+        "probe",
+        "--version",
+        "0.1.0",
+        "--memory-mib",
+        "100000",
+        "--deadline-ms",
+        "command=600000",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    // The author learns at once what users without a policy will get.
+    assert!(
+        out.contains("note: without a policy file, memory_mib 100000 MiB from the component's metadata section is above the ceiling of 256 MiB; using 256 MiB"),
+        "{out}"
+    );
     let (code, out) = author_tool(&["inspect", &path]);
     assert_eq!(code, 0, "{out}");
     for needle in [

@@ -257,8 +257,9 @@ impl Limiter {
 
     fn refuse_memory(&mut self, refusal: MemoryRefusal) {
         if self.memory_refused.is_none() {
-            // Once per call: a guest retrying in a loop would flood the log.
-            crate::log!(crate::log::Level::Warning, "guest memory growth refused",
+            // Once per call: a guest retrying in a loop would flood the log;
+            // and the guest causes it, so it is charged to the guest budget.
+            crate::guest_log!(crate::log::Level::Warning, "guest memory growth refused",
                 "limit" => memory_limit_text(&refusal, self.origin),
                 "requested_mib" => refusal.requested.div_ceil(1 << 20),
                 "process_in_use_mib" => self.budget.used() >> 20,
