@@ -8,23 +8,19 @@
  *
  *     static int hello(const char *args, octet_tool_result *res, const octet_call *cx)
  *     {
- *         char *name = NULL;
- *         if (octet_json_get_string(args, "name", &name) != OCTET_JSON_OK)
- *             return octet_invalid_params("name must be a string");
- *         octet_tool_text(res, "Hello, %s!", name);
- *         free(name);
- *         return OCTET_OK;
+ *         const char *name = octet_arg_string(args, "name");
+ *         if (name == NULL) return octet_invalid_params("name must be a string");
+ *         return octet_tool_text(res, "Hello, %s!", name);
  *     }
  *
- *     void octet_setup(octet_ext *ext)
- *     {
- *         octet_tool(ext, "hello", "Greet someone", NULL, hello);
- *     }
+ *     void octet_setup(octet_ext *ext) { octet_tool(ext, "hello", "Greet someone", NULL, hello); }
  *
- * octet.c implements every export of the WIT world `extension`
- * (octet:extension@0.2.0) and dispatches to the registered handlers; the
- * generated bindings (extension.h/.c, extension_component_type.o) sit beside
- * it. Build: see README.md.
+ * The sources in src/ implement every export of the WIT world `extension`
+ * (octet:extension@0.2.0) and dispatch to the registered handlers, on C
+ * bindings that the build generates from wit/ with the pinned wit-bindgen
+ * (so they always match it). Names follow the Rust SDK's
+ * (guest-sdk/VOCABULARY.md): a Rust `agents::spawn` is octet_agents_spawn.
+ * Build: see README.md.
  *
  * Conventions
  * - Strings are UTF-8 and NUL-terminated. Everything a handler receives is
@@ -138,10 +134,12 @@ typedef struct octet_segments octet_segments;
 typedef struct octet_menu_out octet_menu_out;
 
 /* tool/call: args_json is the arguments object as JSON text (read it with
- * the octet_json_* functions). Add at least one text part. */
+ * octet_arg_* or the octet_json_* functions). Add at least one text part. */
 typedef int (*octet_tool_fn)(const char *args_json, octet_tool_result *res,
                              const octet_call *cx);
-void octet_tool_text(octet_tool_result *res, const char *fmt, ...) OCTET_PRINTF(2, 3);
+/* Appends a text part; returns OCTET_OK, so a handler may end with
+ * `return octet_tool_text(res, ...);`. */
+int octet_tool_text(octet_tool_result *res, const char *fmt, ...) OCTET_PRINTF(2, 3);
 void octet_tool_image(octet_tool_result *res, const char *artifact_id,
                       const char *mime_type, const char *alt /* or NULL */);
 void octet_tool_audio(octet_tool_result *res, const char *artifact_id,
@@ -261,8 +259,14 @@ void octet_name(octet_ext *ext, const char *name);
  * arguments against it: the handler does. */
 void octet_tool(octet_ext *ext, const char *name, const char *description,
                 const char *parameters_json, octet_tool_fn fn);
-/* The JSON Schema of a registered tool's structured content (API 0.2). */
+/* The JSON Schema of a registered tool's structured content (API 0.2); for
+ * initial and dynamic tools alike. */
 void octet_tool_output_schema(octet_ext *ext, const char *tool, const char *schema_json);
+/* A tool that is not in the initial catalog: its handler serves calls once
+ * octet_tools_catalog_register_dynamic() adds it at run time (API 0.2,
+ * declare octet_uses_dynamic_tools()). */
+void octet_dynamic_tool(octet_ext *ext, const char *name, const char *description,
+                        const char *parameters_json, octet_tool_fn fn);
 void octet_command(octet_ext *ext, const char *name, const char *description,
                    const char *usage /* or NULL */, octet_command_fn fn);
 void octet_hook(octet_ext *ext, const char *hook, octet_hook_fn fn);
@@ -281,6 +285,16 @@ void octet_max_concurrency(octet_ext *ext, uint32_t n);
  * "request_progress"). request_cancellation and content_parts are always
  * spoken; lifecycle_events is added by octet_on_lifecycle. */
 void octet_uses_feature(octet_ext *ext, const char *feature);
+/* The features the services below need, by name (as in the Rust SDK). */
+void octet_uses_progress(octet_ext *ext);            /* request_progress */
+void octet_uses_progress_decoration(octet_ext *ext); /* + progress_decoration */
+void octet_uses_artifacts(octet_ext *ext);           /* artifacts */
+void octet_uses_dynamic_tools(octet_ext *ext);       /* dynamic_tools */
+void octet_uses_secrets(octet_ext *ext);             /* secrets */
+void octet_uses_policy(octet_ext *ext);              /* policy_intents */
+void octet_uses_approvals(octet_ext *ext);           /* + approvals */
+void octet_uses_agents(octet_ext *ext);              /* agent_sessions */
+void octet_uses_agent_model_selection(octet_ext *ext); /* + agent_model_selection_v1 */
 
 /* ------------------------------------------------------------------ */
 /* Host services (from a handler)                                       */
@@ -300,7 +314,13 @@ int octet_request_input(const char *prompt, bool secret, char **answer);
 int octet_progress(const char *fmt, ...) OCTET_PRINTF(1, 2);
 int octet_progress_step(uint64_t current, uint64_t total, const char *unit /* or NULL */,
                         const char *fmt, ...) OCTET_PRINTF(4, 5);
-int octet_progress_output(bool to_stderr, const void *data, size_t len);
+typedef enum octet_output_stream {
+    OCTET_STDOUT,
+    OCTET_STDERR,
+} octet_output_stream;
+/* Streams output for the current request (bytes; valid UTF-8 travels as
+ * text). */
+int octet_progress_output(octet_output_stream stream, const void *data, size_t len);
 /* Needs "progress_decoration" too. */
 int octet_progress_decoration(const char *label, const char *detail /* or NULL */);
 int octet_contribute_context(const char *label, const char *content, octet_placement placement);
@@ -325,13 +345,161 @@ bool octet_is_cancelled(void);
 char *octet_cancellation_reason(void);
 /* Waits up to ms milliseconds; true as soon as the request is cancelled,
  * false when the time ran out. */
-bool octet_sleep_ms(uint64_t ms);
+bool octet_sleep(uint64_t ms);
+/* OCTET_ERROR with a cancellation recorded once the request is cancelled,
+ * for loops: `if (octet_check_cancelled()) return OCTET_ERROR;`. */
+int octet_check_cancelled(void);
 
 /* What init told the instance (valid after init; "" / false before). */
 const char *octet_api_version(void);     /* "0.1" or "0.2" */
 bool octet_has_feature(const char *feature);
 const char *octet_guest_workspace(void); /* the workspace as the guest sees it */
 const char *octet_initialize_params(void); /* the host's initialize params, JSON */
+
+/* ------------------------------------------------------------------ */
+/* API 0.2 services (from a tool call or a command unless noted)        */
+/* ------------------------------------------------------------------ */
+
+/* Each returns OCTET_OK, or OCTET_ERROR with the shim's or the host's error
+ * recorded (the shim checks every bound before anything reaches the host;
+ * a refusal names the bound). Out-parameters are malloc'd: free() them. */
+
+/* Artifacts (octet_uses_artifacts): publishes data as mime_type (one of
+ * image/png, image/jpeg, image/gif, image/webp, audio/wav, audio/mpeg,
+ * audio/flac, audio/opus, audio/aac, audio/mp4, and the bytes must start
+ * with its signature; at most 20 MiB, 64 artifacts and 64 MiB per process
+ * generation). *artifact_id is the id for octet_tool_image/_audio. */
+int octet_artifacts_publish(const char *mime_type, const void *data, size_t len,
+                            char **artifact_id);
+
+/* The dynamic tool catalog (octet_uses_dynamic_tools; from any handler).
+ * The revision and every active tool name of the extension, sorted. */
+typedef struct octet_catalog_update {
+    uint64_t revision;
+    size_t n_tools;
+    char **tools;
+} octet_catalog_update;
+void octet_catalog_update_free(octet_catalog_update *update);
+/* Adds the tools registered with octet_dynamic_tool() named in
+ * names[0..count) (1..=256), with their definitions. A name with no such
+ * registration fails with invalid params and nothing is sent. out may be
+ * NULL. */
+int octet_tools_catalog_register_dynamic(const char *const *names, size_t count,
+                                         octet_catalog_update *out);
+/* Removes 1..=256 tools by name (names not in the catalog are ignored). */
+int octet_tools_catalog_unregister(const char *const *names, size_t count,
+                                   octet_catalog_update *out);
+/* The committed catalog. */
+void octet_tools_catalog_current(octet_catalog_update *out);
+
+/* Secrets (octet_uses_secrets; names allowlisted under [capabilities]
+ * secrets): *value is the secret (never log it or put it in results). */
+int octet_secrets_get(const char *name, char **value);
+
+/* Policy intents (octet_uses_policy; tokens need octet_uses_approvals). */
+typedef enum octet_decision {
+    OCTET_ALLOW,
+    OCTET_ASK,
+    OCTET_DENY,
+} octet_decision;
+/* A hint that is absent, false or true. */
+typedef enum octet_hint {
+    OCTET_UNSET,
+    OCTET_NO,
+    OCTET_YES,
+} octet_hint;
+typedef struct octet_intent {
+    const char *kind;        /* e.g. "external_side_effect" */
+    const char *operation;   /* a stable dotted name, e.g. "issues.create" */
+    const char *target_json; /* a JSON object (display and audit); NULL: {} */
+    const char *const *data_classes;
+    size_t n_data_classes;
+    octet_hint read_only, destructive; /* hints can only raise caution */
+} octet_intent;
+/* Asks the host to classify intent; approval_token (or NULL) redeems an
+ * approval. *token_out (may be NULL) is the single-use token that comes
+ * with OCTET_ASK when a frontend approved, else NULL. */
+int octet_policy_evaluate(const octet_intent *intent, const char *approval_token,
+                          octet_decision *decision, char **token_out);
+
+/* Presentation snapshots (manifest `[contributes] presentation = true`;
+ * from any handler): a complete replacement (JSON: revision, status,
+ * activities, collection, actions). Inside a request the host derives the
+ * owner from it; outside one the snapshot is process-scoped. */
+int octet_presentation_update(const char *snapshot_json);
+/* The host-derived owner of session-scoped work (an octet_call's
+ * session_id, extension_instance_id and process_generation). */
+typedef struct octet_resource_owner {
+    const char *session_id;
+    const char *extension_instance_id;
+    uint64_t process_generation;
+} octet_resource_owner;
+/* For an owner the host gave this process in a call context (a background
+ * publisher keeps it). */
+int octet_presentation_update_for(const octet_resource_owner *owner, const char *snapshot_json);
+
+/* Child agent sessions (octet_uses_agents; model selection and
+ * octet_agents_list_models need octet_uses_agent_model_selection). Results
+ * are the host's objects as malloc'd JSON text with the protocol's member
+ * names (read them with octet_json_*):
+ *   spawn        {"agent_id","agent_path","status":{"state","output","error"},"details":{...}}
+ *   send         {"delivered_to","delivery":"steering"|"queued"}
+ *   follow_up    {"agent_id","agent_path","delivery":"follow_up"|"new_run"}
+ *   list         {"principal","resource_owner","persistence_error","agents":[
+ *                  {"agent_id","agent_path","status":{...},"details":{...}}]}
+ *   wait         {"timed_out":bool,"snapshot":<list's object>}
+ *   interrupt    {"agent_id","agent_path","previous_status","interrupt_requested"}
+ *   list_models  {"models":[{"model","provider","display_name","reasoning":[...],
+ *                  "context_window","max_output_tokens"}],"truncated":bool}
+ * The host's refusals arrive as JSON-RPC errors: -32002 (not bound, limits,
+ * idempotency conflicts, unknown targets), -32000 (worker slots busy),
+ * -32800 (the parent settled). */
+typedef enum octet_agent_tool {
+    OCTET_AGENT_READ = 1 << 0,
+    OCTET_AGENT_SEARCH = 1 << 1,
+    OCTET_AGENT_EDIT = 1 << 2,
+    OCTET_AGENT_WRITE = 1 << 3,
+    OCTET_AGENT_BASH = 1 << 4,
+} octet_agent_tool;
+/* A child's ceilings, as the Rust SDK's Policy. 0 (or NULL) means the
+ * default: 1 concurrent child, 4096 bytes of summary, and the parent's
+ * value for the others. */
+typedef struct octet_agent_policy {
+    unsigned tools;                   /* OR of octet_agent_tool, non-empty */
+    uint32_t max_concurrent_children; /* 1..=8 */
+    uint32_t max_turns;               /* 1..=256 */
+    uint32_t max_tokens;              /* 1000..=64000 */
+    uint64_t max_cost_microdollars;   /* 1..=50,000,000 */
+    uint32_t max_output_bytes;        /* 512..=16384 */
+    uint64_t timeout_ms;              /* 5000..=86,400,000 */
+    const char *provider, *model, *reasoning; /* model selection */
+} octet_agent_policy;
+typedef struct octet_spawn {
+    const char *task_name;       /* 1..=48 of [a-z0-9_-] */
+    const char *message;         /* the task, at most 128 KiB */
+    const char *idempotency_key; /* 1..=256 bytes: same key, same input, same child */
+    const char *profile;         /* or NULL */
+    const char *fingerprint;     /* 64 lowercase hex, or NULL */
+    octet_agent_policy policy;
+} octet_spawn;
+int octet_agents_spawn(const octet_spawn *request, char **result_json);
+/* Steers a running child (target: an agent id or path). */
+int octet_agents_send(const char *target, const char *message, char **result_json);
+/* Queues a follow-up, or resumes a settled child as a new run. */
+int octet_agents_follow_up(const char *target, const char *message, char **result_json);
+/* The children of this extension and owner. */
+int octet_agents_list(char **result_json);
+/* Waits until no child is pending or running, or timeout_ms (1..=60,000;
+ * 0: the host's 30,000) passed. */
+int octet_agents_wait(uint32_t timeout_ms, char **result_json);
+/* Interrupts a child and its descendants. */
+int octet_agents_interrupt(const char *target, char **result_json);
+/* The models a child may select: query (or NULL) is a case-insensitive
+ * substring, limit 1..=100 (0: 50). */
+int octet_agents_list_models(const char *query, uint32_t limit, char **result_json);
+/* Whether a status state ("pending", "running", ...) is active (unknown
+ * states count as settled). */
+bool octet_agents_is_active(const char *state);
 
 /* ------------------------------------------------------------------ */
 /* Strings and JSON                                                     */
@@ -380,6 +548,13 @@ octet_json_status octet_json_get_string(const char *json, const char *key, char 
  * within int64 (otherwise OCTET_JSON_RANGE). */
 octet_json_status octet_json_get_int(const char *json, const char *key, int64_t *out);
 octet_json_status octet_json_get_bool(const char *json, const char *key, bool *out);
+/* The handler's shortcuts: a member of the arguments (or payload) object,
+ * borrowed until the handler returns (nothing to free). NULL, or false for
+ * the int and bool readers, when the member is missing, null or of another
+ * type; *out is left alone then. */
+const char *octet_arg_string(const char *json, const char *key);
+bool octet_arg_int(const char *json, const char *key, int64_t *out);
+bool octet_arg_bool(const char *json, const char *key, bool *out);
 /* Any member's JSON text, malloc'd (feed it back to these functions to
  * read nested objects). */
 octet_json_status octet_json_get_raw(const char *json, const char *key, char **out);

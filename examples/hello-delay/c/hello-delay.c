@@ -59,9 +59,9 @@ static int hello(const char *args, octet_tool_result *res, const octet_call *cx)
     int64_t delay_ms = 0;
     if (parse_args(args, &name, &delay_ms) != OCTET_OK)
         return OCTET_ERROR;
-    /* Wait in small steps; octet_sleep_ms returns true once cancelled. */
+    /* Wait in small steps; octet_sleep returns true once cancelled. */
     for (int64_t left = delay_ms; left > 0; left -= STEP_MS) {
-        if (octet_sleep_ms((uint64_t)(left < STEP_MS ? left : STEP_MS))) {
+        if (octet_sleep((uint64_t)(left < STEP_MS ? left : STEP_MS))) {
             free(name);
             return octet_cancelled();
         }

@@ -1,14 +1,20 @@
-//! `octet-c-componentize <core.wasm> <out.wasm>`: wraps a wasm32-wasi
-//! reactor module (with the `component-type` custom section that
-//! `wit-bindgen c` puts in `extension_component_type.o`) into a component,
-//! adapting WASI preview 1 to WASI 0.2 with the reactor adapter.
+//! The C SDK's build helper (scripts/build-guests-c, a scaffold's ./build):
+//!
+//! - `octet-c-componentize bindgen <wit-dir> <out-dir>` generates the C
+//!   bindings of the world `extension` with the pinned wit-bindgen-c;
+//! - `octet-c-componentize <core.wasm> <out.wasm>` wraps a wasm32-wasi
+//!   reactor module (with the `component-type` custom section that
+//!   `extension_component_type.o` carries) into a component, adapting WASI
+//!   preview 1 to WASI 0.2 with the reactor adapter.
 
 use std::process::ExitCode;
 
 use wasi_preview1_component_adapter_provider::WASI_SNAPSHOT_PREVIEW1_REACTOR_ADAPTER;
 use wit_component::ComponentEncoder;
 
-fn run(input: &str, output: &str) -> Result<(), String> {
+mod bindgen;
+
+fn componentize(input: &str, output: &str) -> Result<(), String> {
     let module = std::fs::read(input).map_err(|e| format!("read {input}: {e}"))?;
     let component = ComponentEncoder::default()
         .module(&module)
@@ -26,11 +32,17 @@ fn run(input: &str, output: &str) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [input, output] = args.as_slice() else {
-        eprintln!("usage: octet-c-componentize <core.wasm> <component.wasm>");
-        return ExitCode::from(2);
+    let result = match args.as_slice() {
+        [command, wit, out] if command == "bindgen" => bindgen::run(wit, out),
+        [input, output] => componentize(input, output),
+        _ => {
+            eprintln!(
+                "usage: octet-c-componentize bindgen <wit-dir> <out-dir>\n       octet-c-componentize <core.wasm> <component.wasm>"
+            );
+            return ExitCode::from(2);
+        }
     };
-    match run(input, output) {
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("octet-c-componentize: {error}");
