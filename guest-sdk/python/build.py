@@ -1,17 +1,27 @@
 #!/usr/bin/env python3
-"""Builds an octet_guest app module into a WebAssembly component.
+"""Builds an extension written for octet's Python SDK into a WebAssembly
+component.
 
-    .venv/bin/python guest-sdk/python/build.py hello.py -o hello.wasm
+    .venv/bin/python guest-sdk/python/build.py extension.py -o my-ext.wasm
 
 Run it with the Python of the environment holding componentize-py (its
 ``site-packages`` is bundled into the component too, so packages installed
-there are importable by the app). The step it runs, printed first, is::
+there are importable by the app). The app keeps its name (``extension.py``
+is the usual one) and is not edited.
+
+First the app's source is checked for what a sandboxed component cannot do
+(processes, threads, the SDK's stdio transport; see ``sandbox_check.py``).
+Then the step it runs, printed first, is::
 
     componentize-py -d <wit> -w extension componentize \\
-        -p <entry> -p <app dir> -p <sdk> octet_guest_main -o <out>
+        -p <entry> -p <app dir> -p <sdk> _octet_guest_entry -o <out>
 
-where ``octet_guest_main`` (generated in a temporary directory) imports the
-app, which registers its extension, and then the SDK's ``Guest`` export class.
+where ``_octet_guest_entry`` (generated in a temporary directory) records
+the manifest's ``name`` and ``api_version`` (from ``extension.toml`` beside
+the app, or ``--manifest``), imports the app, which registers its
+extension, and then the SDK's ``Guest`` export class. A process-based
+extension learns its API version from octet's environment at start; a
+component's is the manifest's, read here.
 """
 
 from __future__ import annotations
@@ -22,14 +32,25 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 SDK_DIR = Path(__file__).resolve().parent
 SDK_SRC = SDK_DIR / "src"
 # The WIT package of a checkout: guest-sdk/python/../../wit.
 DEFAULT_WIT = SDK_DIR.parent.parent / "wit"
-ENTRY_MODULE = "octet_guest_main"
-RESERVED = {ENTRY_MODULE, "wit_world", "octet_guest", "octet_extension", "extension"}
+ENTRY_MODULE = "_octet_guest_entry"
+# Modules of the component itself; an app module of the same name would
+# shadow them.
+RESERVED = {
+    ENTRY_MODULE,
+    "wit_world",
+    "octet_guest",
+    "octet_extension",
+    "componentize_py_types",
+    "componentize_py_async_support",
+}
+API_VERSIONS = ("0.1", "0.2")
 
 
 def componentize_py() -> str:
@@ -43,10 +64,28 @@ def componentize_py() -> str:
     sys.exit("build.py: componentize-py not found: pip install componentize-py==0.25.1")
 
 
+def manifest_facts(path: Path) -> dict:
+    """``name`` and ``api_version`` of the manifest at ``path``."""
+    try:
+        manifest = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        sys.exit(f"build.py: cannot read the manifest {path}: {error}")
+    api = manifest.get("api_version")
+    if api is not None and api not in API_VERSIONS:
+        sys.exit(
+            f"build.py: {path} selects api_version {api!r}; octet-wasm runs API 0.1 and 0.2 "
+            "extensions (set api_version = \"0.1\" or \"0.2\")"
+        )
+    name = manifest.get("name")
+    return {"name": name if isinstance(name, str) else None, "api_version": api}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("app", type=Path, help="the app module (a .py file or a package folder)")
     parser.add_argument("-o", "--output", type=Path, help="the component (default: <app>.wasm)")
+    parser.add_argument("--manifest", type=Path,
+                        help="the extension's manifest (default: extension.toml beside the app)")
     parser.add_argument("--wit", type=Path, default=Path(os.environ.get("OCTET_WIT", DEFAULT_WIT)),
                         help="the octet:extension WIT folder (default: the checkout's wit/)")
     parser.add_argument("-p", "--python-path", type=Path, action="append", default=[],
@@ -58,16 +97,36 @@ def main() -> int:
     if not app.exists():
         sys.exit(f"build.py: {app} does not exist")
     if module in RESERVED:
-        sys.exit(f"build.py: rename the app module: {module!r} is used by the build")
+        sys.exit(f"build.py: the app module may not be named {module!r}: the component's own "
+                 "module of that name would be shadowed (rename the app)")
+    if not module.isidentifier():
+        sys.exit(f"build.py: {app.name} cannot be imported as a Python module (rename it)")
     if not (options.wit / "world.wit").is_file():
         sys.exit(f"build.py: no WIT package in {options.wit} (use --wit)")
+    manifest = options.manifest or app.parent / "extension.toml"
+    if options.manifest is not None and not manifest.is_file():
+        sys.exit(f"build.py: {manifest} does not exist")
+    facts = manifest_facts(manifest) if manifest.is_file() else {"name": None, "api_version": None}
+    facts["name"] = facts["name"] or module
+
+    sys.path.insert(0, str(SDK_DIR))
+    from sandbox_check import check
+
+    problems = check(app)
+    if problems:
+        print("\n".join(f"build.py: {problem}" for problem in problems), file=sys.stderr)
+        return 1
+
     output = (options.output or app.with_name(f"{module}.wasm")).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
-
     with tempfile.TemporaryDirectory(prefix="octet-guest-") as entry:
         Path(entry, f"{ENTRY_MODULE}.py").write_text(
-            f"import {module}  # noqa: F401  (registers the extension)\n"
-            "from octet_guest.component import Guest  # noqa: F401\n"
+            "import importlib\n"
+            "from octet_guest import runtime\n"
+            f"runtime.configure(name={facts['name']!r}, api_version={facts['api_version']!r}, "
+            f"manifest={str(manifest) if manifest.is_file() else None!r})\n"
+            f"importlib.import_module({module!r})  # registers the extension\n"
+            "from octet_guest.component import Guest  # noqa: E402,F401\n"
         )
         partial = output.with_name(output.name + ".tmp")
         command = [componentize_py(), "-d", str(options.wit), "-w", "extension", "componentize",

@@ -1,14 +1,15 @@
 //! The Python guest SDK's API 0.2 services end to end: the Python test guest
-//! (`tests/guests/python-services/app.py`, built by
+//! (`tests/guests/python-services/extension.py`, in the idiom of octet's
+//! Python SDK, built by
 //! `scripts/build-guests-python` into `target/components/python/services.wasm`)
 //! run by the real binary, with hostsim playing the host. Each test checks
 //! the frames the shim writes for the SDK's calls (artifacts inline, dynamic
 //! tool registration and dispatch of the registered tool, secrets, policy,
 //! presentation) and what the handler received, host errors included.
 //!
-//! The component is 18 MB of CPython: `scripts/test` compiles it into
-//! `target/e2e-cache` first (`octet-wasm compile --cache-dir target/e2e-cache
-//! target/components/python/services.wasm`) so initialize stays fast.
+//! The component is 18 MB of CPython: `scripts/test` compiles it first
+//! (`octet-wasm compile target/components/python/services.wasm`) so
+//! initialize stays fast.
 
 use crate::support::*;
 use crate::support::{ChildAnswer as Answer, serve_children as serve};
@@ -17,10 +18,11 @@ use octet_wasm::hostsim::{ApiVersion, HOST_OPTIONAL_FEATURES, InitializeParams, 
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-/// The guest's described tools (catalog revision 0); `lint` and `counted`
-/// are dynamic.
+/// The guest's described tools (catalog revision 0); `lint`, `counted`
+/// (module-level handlers) and `adopted` (a handler made at run time) are
+/// dynamic.
 const TOOLS: [&str; 8] = [
-    "artifact", "unlock", "lock", "catalog", "secret", "policy", "present", "catch",
+    "artifact", "unlock", "lock", "adopt", "secret", "policy", "present", "catch",
 ];
 
 /// The Python services guest with a generated manifest; the returned
@@ -176,12 +178,6 @@ fn python_guest_reaches_every_service() {
     let call = tool_call(&mut shim, "counted", json!({}), Some(1));
     let reply = shim.reply(call);
     assert_eq!(expect_result(&reply)["structured_content"], json!({"n": 1}));
-    // `current` hands over the committed names in the host's order.
-    let call = tool_call(&mut shim, "catalog", json!({}), None);
-    assert_eq!(
-        tool_text(&shim.reply(call)),
-        format!("revision 1: {},lint,counted", TOOLS.join(","))
-    );
     let id = tool_call(&mut shim, "lock", json!({"names": ["lint"]}), None);
     let (reply, children) = serve(&mut shim, id, |frame| {
         assert_eq!(frame.method(), Some("tools/unregister"), "{}", frame.raw);
@@ -194,6 +190,20 @@ fn python_guest_reaches_every_service() {
     assert_eq!(expect_error(&shim.reply(call)).code, -32601);
     let call = tool_call(&mut shim, "lint", json!({"path": "old"}), Some(1));
     assert_eq!(tool_text(&shim.reply(call)), "lint ok: old");
+    // The SDK's own form: a definition with the handler, made at run time.
+    let id = tool_call(&mut shim, "adopt", json!({"prefix": "kept"}), None);
+    let (reply, children) = serve(&mut shim, id, |frame| {
+        assert_eq!(frame.method(), Some("tools/register"), "{}", frame.raw);
+        Answer::Result(json!({"revision": 3, "tools": catalog(&["counted", "adopted"])}))
+    });
+    assert_eq!(
+        *children[0].params(),
+        json!({"tools": [{"name": "adopted", "description": "A tool registered with its handler",
+                          "parameters": {"type": "object"}}]})
+    );
+    assert_eq!(tool_text(&reply), reported(3, &["counted", "adopted"]));
+    let call = tool_call(&mut shim, "adopted", json!({"x": 7}), Some(3));
+    assert_eq!(tool_text(&shim.reply(call)), "kept: 7");
 
     // ----- secrets: brokered for the declared name; the broker's error
     // reaches the handler as RpcError, and uncaught is answered as is.
@@ -236,7 +246,7 @@ fn python_guest_reaches_every_service() {
         Answer::Error(-32004, "secret is unavailable")
     });
     assert_eq!(tool_text(&reply), "RpcError -32004: secret is unavailable");
-    // An undeclared name never leaves the shim: InvalidParams naming it.
+    // An undeclared name never leaves the shim: -32602 naming it.
     let id = tool_call(
         &mut shim,
         "catch",
@@ -247,7 +257,7 @@ fn python_guest_reaches_every_service() {
     assert!(children.is_empty(), "{:?}", raws(&children));
     let text = tool_text(&reply);
     assert!(
-        text.starts_with("InvalidParams -: secret \"undeclared\" is not declared"),
+        text.starts_with("RpcError -32602: secret \"undeclared\" is not declared"),
         "{text}"
     );
     assert!(!stderr_text(&shim).contains("hunter2"));
@@ -305,7 +315,8 @@ fn python_guest_reaches_every_service() {
         json!({"snapshot": {"revision": 2}, "resource_owner": {
             "session_id": "session-1", "extension_instance_id": "instance-1", "process_generation": 1}})
     );
-    // A bound the shim enforces reaches the handler as InvalidParams.
+    // The SDK keeps revisions increasing itself: a ValueError, which the
+    // model reads as the tool's failure; nothing is written.
     let id = tool_call(
         &mut shim,
         "present",
@@ -313,12 +324,11 @@ fn python_guest_reaches_every_service() {
         None,
     );
     let (reply, _) = serve(&mut shim, id, |_| Answer::Ignore);
-    let error = expect_error(&reply);
-    assert_eq!(error.code, -32602);
-    assert!(
-        error.message.contains("does not increase"),
-        "{}",
-        error.message
+    assert!(reply.before.is_empty(), "{:?}", raws(&reply.before));
+    assert_eq!(expect_result(&reply)["is_error"], true, "{}", reply.frame.raw);
+    assert_eq!(
+        tool_text(&reply),
+        "presentation revision must increase monotonically"
     );
     shim.shutdown();
 }
@@ -328,9 +338,9 @@ fn python_services_without_negotiation_raise_rpc_errors() {
     let (mut shim, _dir) = start();
     initialize(&mut shim, Some(&["request_progress"]));
     for (service, feature) in [
-        ("artifact", "`artifacts`"),
-        ("register", "`dynamic_tools`"),
-        ("secret", "`secrets`"),
+        ("artifact", "artifacts"),
+        ("register", "dynamic_tools"),
+        ("secret", "secrets"),
     ] {
         let id = tool_call(
             &mut shim,
@@ -340,9 +350,11 @@ fn python_services_without_negotiation_raise_rpc_errors() {
         );
         let (reply, children) = serve(&mut shim, id, |_| Answer::Ignore);
         assert!(children.is_empty() && reply.before.is_empty(), "{service}");
-        let text = tool_text(&reply);
-        assert!(text.starts_with("RpcError -32601: "), "{service}: {text}");
-        assert!(text.contains(feature), "{service}: {text}");
+        // The SDK's own check and text, before anything reaches the shim.
+        assert_eq!(
+            tool_text(&reply),
+            format!("RpcError -32601: API 0.2 feature is not negotiated: {feature}")
+        );
     }
     // Uncaught, the refusal is the tool call's error.
     let id = tool_call(&mut shim, "unlock", json!({}), None);

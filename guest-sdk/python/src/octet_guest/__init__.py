@@ -1,126 +1,88 @@
 """octet_guest: octet extensions in Python, built into WebAssembly components
 by componentize-py and run sandboxed by octet-wasm.
 
-The authoring API is the process-based Python SDK's (``octet_extension``,
-also importable under that name)::
+The API is octet's process-based Python SDK (``octet_extension``, which is
+also importable under that name), so an app written for it builds
+unchanged::
 
-    from octet_guest import Extension
+    from octet_extension import Extension
 
-    ext = Extension("hello")
+    ext = Extension()
 
-    @ext.tool("hello", description="Greet someone")
+    @ext.tool(name="hello", description="Greet someone")
     def hello(args):
         return f"Hello, {args.get('name', 'world')}!"
 
-The app module only registers; the build step (``build.py``) adds the
-component's exports (:mod:`octet_guest.component`). What the SDK leaves to
-the shim: the wire, the manifest checks, feature negotiation, deadlines and
-cancellation of handlers that never look, and every bound of the API 0.2
-services (:mod:`octet_guest.services`).
+    if __name__ == "__main__":
+        ext.run()
+
+The app module runs at build time (``build.py``); the build adds the
+component's exports (:mod:`octet_guest.component`). What a sandboxed
+component cannot do fails the build with the reason
+(:mod:`octet_guest.unavailable`).
 """
 
-from .agents import (
-    AGENT_TOOLS,
-    follow_up_agent,
-    interrupt_agent,
-    list_agents,
-    list_models,
-    message_agent,
-    spawn_agent,
-    wait_agents,
-)
-from .cancellation import Cancellation, current_cancellation, sleep
-from .errors import (
-    Cancelled,
-    CancelledError,
-    ExtensionCancelled,
-    ExtensionError,
-    HostError,
-    InvalidParams,
-    JsonRpcError,
-    RpcError,
-    ToolError,
-)
+from .cancellation import CancellationToken, current_cancellation, current_request_id
+from .errors import REQUEST_CANCELLED, CancelledError
 from .extension import Extension
-from .host import (
-    confirm,
-    contribute_context,
-    contribute_status,
-    log,
-    notify,
-    progress,
-    request_input,
+from .protocol import (
+    DEFAULT_API_VERSION,
+    DEFAULT_MAX_MESSAGE_BYTES,
+    Logger,
+    ProtocolError,
+    RpcError,
 )
-from .services import (
-    MIME_TYPES,
-    CatalogUpdate,
-    Verdict,
-    current_tools,
-    evaluate_policy,
-    get_secret,
-    intent,
-    publish_artifact,
-    register_tools,
-    tool_definition,
-    unregister_tools,
-    update_presentation,
-)
+from .unavailable import UnsupportedInComponent, missing_name
 from .values import (
-    AttrDict,
-    Context,
+    API_V02_FEATURES,
+    LIFECYCLE_METHODS,
+    MAX_INPUT_PROMPT_BYTES,
+    MAX_INPUT_VALUE_BYTES,
+    MAX_POST_MUTATION_RESOURCES,
+    MAX_PROGRESS_DECORATION_DETAIL_BYTES,
+    MAX_PROGRESS_DECORATION_LABEL_BYTES,
+    MAX_SECRET_VALUE_BYTES,
     audio_content,
-    hook_result,
     image_content,
+    persistence_metadata,
+    post_mutation_rescan,
+    provider_retry_delay,
     text_content,
     tool_result,
 )
 
 __all__ = [
-    "AGENT_TOOLS",
-    "AttrDict",
-    "Cancellation",
-    "Cancelled",
+    "API_V02_FEATURES",
+    "DEFAULT_API_VERSION",
+    "DEFAULT_MAX_MESSAGE_BYTES",
+    "LIFECYCLE_METHODS",
+    "MAX_INPUT_PROMPT_BYTES",
+    "MAX_INPUT_VALUE_BYTES",
+    "MAX_POST_MUTATION_RESOURCES",
+    "MAX_PROGRESS_DECORATION_DETAIL_BYTES",
+    "MAX_PROGRESS_DECORATION_LABEL_BYTES",
+    "MAX_SECRET_VALUE_BYTES",
+    "REQUEST_CANCELLED",
+    "CancellationToken",
     "CancelledError",
-    "CatalogUpdate",
-    "Context",
     "Extension",
-    "ExtensionCancelled",
-    "ExtensionError",
-    "HostError",
-    "InvalidParams",
-    "JsonRpcError",
-    "MIME_TYPES",
+    "Logger",
+    "ProtocolError",
     "RpcError",
-    "ToolError",
-    "Verdict",
+    "UnsupportedInComponent",
     "audio_content",
-    "confirm",
-    "contribute_context",
-    "contribute_status",
     "current_cancellation",
-    "current_tools",
-    "evaluate_policy",
-    "follow_up_agent",
-    "get_secret",
-    "hook_result",
+    "current_request_id",
     "image_content",
-    "intent",
-    "interrupt_agent",
-    "list_agents",
-    "list_models",
-    "log",
-    "message_agent",
-    "notify",
-    "progress",
-    "publish_artifact",
-    "register_tools",
-    "request_input",
-    "sleep",
-    "spawn_agent",
+    "persistence_metadata",
+    "post_mutation_rescan",
+    "provider_retry_delay",
     "text_content",
-    "tool_definition",
     "tool_result",
-    "unregister_tools",
-    "update_presentation",
-    "wait_agents",
 ]
+
+
+def __getattr__(name: str):
+    # The SDK's names a component cannot have: importing one fails the
+    # build with the reason.
+    raise missing_name(__name__, name)

@@ -1,8 +1,11 @@
-"""The exceptions a handler raises to choose how its request fails.
+"""Cancellation's error, and the mapping between the SDK's exceptions and
+the WIT ``error`` variant in both directions.
 
-Any other exception is a plain failure: a tool call answers it as an
-``is_error`` result carrying ``str(exc)`` (what the model reads), every other
-request as JSON-RPC -32603.
+What a handler raises decides its reply as in the process-based SDK: an
+:class:`~octet_guest.RpcError` (a :class:`CancelledError` too) is that
+error reply; any other exception is an ``is_error`` result for a tool call
+and -32603 ``internal error`` for every other request (the component
+module decides which, and logs the exception).
 """
 
 from __future__ import annotations
@@ -12,89 +15,40 @@ from typing import Any, Optional
 
 from wit_world.imports import types as wit
 
+from .protocol import RpcError
 
-class ExtensionError(Exception):
-    """Base class of the SDK's exceptions."""
-
-    def to_wit(self) -> wit.Error:
-        """The WIT ``error`` this exception is answered with."""
-        return wit.Error_Failed(error_text(self))
+REQUEST_CANCELLED = -32800
 
 
-class InvalidParams(ExtensionError):
-    """The arguments or parameters are not acceptable: answered -32602."""
+class CancelledError(RpcError):
+    """The host cancelled an in-flight extension request."""
 
-    def to_wit(self) -> wit.Error:
-        return wit.Error_InvalidParams(error_text(self))
-
-
-class ToolError(ExtensionError):
-    """The handler failed. A tool call becomes an ``is_error`` result with
-    this text; any other request is answered -32603."""
+    def __init__(self, reason: str = "cancelled") -> None:
+        super().__init__(REQUEST_CANCELLED, "request cancelled", {"reason": str(reason)})
 
 
-class HostError(ToolError):
-    """The host refused a service (a notification the manifest does not
-    declare, progress without ``request_progress``...)."""
+def to_wit(error: RpcError) -> Any:
+    """The WIT error that answers ``error`` exactly (code, message, data)."""
+
+    data = None if error.data is None else json.dumps(error.data, ensure_ascii=False,
+                                                      default=str)
+    return wit.Error_Rpc(wit.RpcError(int(error.code), str(error.message), data))
 
 
-class Cancelled(ExtensionError):
-    """The request was cancelled: answered -32800 with the host's reason.
-
-    Raised by :func:`current_cancellation` ``.raise_if_cancelled()`` and by
-    host services that were waiting when the request was cancelled.
-    """
-
-    def __init__(self, reason: Optional[str] = None) -> None:
-        super().__init__(reason or "request cancelled")
-        self.reason = reason
-
-    def to_wit(self) -> wit.Error:
-        return wit.Error_Cancelled()
+def internal_error() -> Any:
+    """The SDK's reply to a failed handler: -32603 ``internal error``, no
+    data (the reason goes to the log)."""
+    return to_wit(RpcError(-32603, "internal error"))
 
 
-class RpcError(ExtensionError):
-    """An explicit JSON-RPC error. The shim lets through -32602, -32601,
-    -32603, -32800 and -32099..=-32000; any other code becomes -32603."""
+def from_wit(error: Any, reason: Optional[str] = None) -> RpcError:
+    """The exception for a WIT error a host import returned. ``reason`` is
+    the current request's cancellation reason, for ``cancelled``."""
 
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-    def to_wit(self) -> wit.Error:
-        data = None if self.data is None else json.dumps(self.data, ensure_ascii=False)
-        return wit.Error_Rpc(wit.RpcError(self.code, self.message, data))
-
-
-# Names other Python SDKs use for the same ideas.
-CancelledError = Cancelled
-ExtensionCancelled = Cancelled
-JsonRpcError = RpcError
-
-
-def error_text(exc: BaseException) -> str:
-    """``str(exc)``, or the exception's class name when that is empty."""
-    text = str(exc)
-    return text if text else type(exc).__name__
-
-
-def to_wit_error(exc: Exception) -> wit.Error:
-    """The WIT ``error`` for any exception a handler raised."""
-    if isinstance(exc, ExtensionError):
-        return exc.to_wit()
-    return wit.Error_Failed(error_text(exc))
-
-
-def from_wit_error(error: Any) -> ExtensionError:
-    """The exception for a WIT ``error`` a host service returned."""
     if isinstance(error, wit.Error_Cancelled):
-        from . import cancellation
-
-        return Cancelled(cancellation.current_cancellation().reason)
+        return CancelledError(reason or "cancelled")
     if isinstance(error, wit.Error_InvalidParams):
-        return InvalidParams(error.value)
+        return RpcError(-32602, error.value)
     if isinstance(error, wit.Error_Rpc):
         data = None
         if error.value.data is not None:
@@ -102,7 +56,17 @@ def from_wit_error(error: Any) -> ExtensionError:
                 data = json.loads(error.value.data)
             except ValueError:
                 data = error.value.data
+        if error.value.code == REQUEST_CANCELLED:
+            return CancelledError(
+                (data or {}).get("reason", reason or "cancelled")
+                if isinstance(data, dict) else reason or "cancelled"
+            )
         return RpcError(error.value.code, error.value.message, data)
     if isinstance(error, wit.Error_Failed):
-        return HostError(error.value)
-    return HostError(repr(error))
+        # A reply the SDK would refuse locally, or a frame that could not
+        # be written: the SDK raises these as -32603 / -32000 errors.
+        return RpcError(-32603, error.value)
+    return RpcError(-32603, repr(error))
+
+
+__all__ = ["REQUEST_CANCELLED", "CancelledError"]

@@ -1,471 +1,466 @@
-"""`Extension`: the registry an app module fills in with decorators, and the
-``describe`` answer built from it.
+"""`Extension`: the process-based SDK's class, with its constructor, its
+decorators and its properties; the host services are in the mixins
+(:mod:`.hostcalls`, :mod:`.services`, :mod:`.agents`).
 
-The app module runs once, when ``componentize-py`` builds the component
-(its state is snapshotted), so registering at import time is free at run
-time. Every instance of the component starts from that snapshot: state kept
-in module globals lasts as long as the instance.
+The app module runs once, when componentize-py builds the component, and
+every instance starts from that snapshot: registration happens at build
+time, and what the SDK learns from ``initialize`` (the API version, the
+declared contributions, the negotiated features) is set in each instance
+by its ``init``. What the shim does for the SDK (the stdio transport, the
+reader and writer threads, admission, the drain) cannot be configured
+from here; constructor arguments that would change it fail the build
+naming why (see :mod:`.unavailable`).
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Dict, List, Optional, Tuple
+import sys
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
 
-from wit_world.imports import types as wit
-
-from . import agents, host, services
-from .values import lifecycle_kind, to_json
+from . import runtime
+from .agents import Agents
+from .cancellation import CURRENT, CancellationToken
+from .hostcalls import HostCalls
+from .protocol import DEFAULT_MAX_MESSAGE_BYTES, Logger, RpcError
+from .services import Services
+from .unavailable import refuse
+from .values import API_V02_FEATURES, EXTRA_FEATURES, LIFECYCLE_METHODS, parse_json
 
 Handler = Callable[..., Any]
 
+_TYPED_MUTATION_HOOKS = frozenset({"provider_retry", "before_persistence", "post_mutation"})
+# Features the shim negotiates; the SDK's others are never declared.
+_SHIM_FEATURES = frozenset(API_V02_FEATURES + EXTRA_FEATURES) - {"delegation_telemetry_v1"}
+# The shim's own cap on concurrency (initialize.rs MAX_CONCURRENCY).
+_SHIM_MAX_CONCURRENCY = 64
+# The SDK's defaults for what the shim does for it.
+_PENDING, _SHUTDOWN, _GRACE = 64, 2.0, 0.25
+
 # Every Extension made, in order; the component serves the last one.
-_EXTENSIONS: List["Extension"] = []
-
-# What the process-based SDK calls a tool's default parameters.
-DEFAULT_PARAMETERS: Dict[str, Any] = {"type": "object"}
+EXTENSIONS: list = []
 
 
-def _arity(function: Handler) -> int:
-    """How many positional arguments ``function`` takes (large for ``*args``)."""
-    try:
-        parameters = inspect.signature(function).parameters.values()
-    except (TypeError, ValueError):
-        return 1
-    count = 0
-    for parameter in parameters:
-        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
-            return 1 << 16
-        if parameter.kind in (
-            inspect.Parameter.POSITIONAL_ONLY,
-            inspect.Parameter.POSITIONAL_OR_KEYWORD,
-        ):
-            count += 1
-    return count
+@dataclass
+class Tool:
+    name: str
+    description: str
+    parameters: dict
+    output_schema: Optional[dict]
+    handler: Handler
 
 
-class _Registered:
-    """A handler with the number of arguments it takes: ``(input)`` or
-    ``(input, ctx)`` (or none at all)."""
-
-    __slots__ = ("function", "arity")
-
-    def __init__(self, function: Handler) -> None:
-        if not callable(function):
-            raise TypeError(f"a handler must be callable, not {function!r}")
-        self.function = function
-        self.arity = _arity(function)
-
-    def __call__(self, *args: Any) -> Any:
-        return self.function(*args[: self.arity])
+@dataclass
+class Command:
+    name: str
+    description: str
+    usage: Optional[str]
+    handler: Handler
 
 
-class Extension:
-    """An octet extension: register handlers with the decorators, then build
-    the module with ``componentize-py`` (see the README).
+class Extension(HostCalls, Services, Agents):
+    """Define an octet extension; octet-wasm runs it as a sandboxed
+    component (build it with ``guest-sdk/python/build.py``)."""
 
-    ``name`` should equal the manifest's ``name``. The other keywords of the
-    process-based SDK (``version``, ``api_version``, ``description``) are
-    accepted and ignored: the manifest decides them.
-    """
+    def __init__(
+        self,
+        *,
+        api_version: Optional[str] = None,
+        stdin: Any = None,
+        stdout: Any = None,
+        stderr: Any = None,
+        logger: Optional[Logger] = None,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        max_concurrent_requests: Optional[int] = 8,
+        max_pending_requests: int = _PENDING,
+        writer_queue_size: int = 64,
+        shutdown_timeout: float = _SHUTDOWN,
+        cancellation_grace: float = _GRACE,
+        supported_features: Optional[Sequence[str]] = None,
+    ) -> None:
+        # The manifest's version, as octet's environment would select it.
+        self._pinned_api = api_version or runtime.build_fact("api_version")
+        self.api_version = self._pinned_api
+        if max_concurrent_requests is None:
+            max_concurrent_requests = 8
+        if isinstance(max_concurrent_requests, bool) or max_concurrent_requests <= 0:
+            raise ValueError("max_concurrent_requests must be greater than zero")
+        if isinstance(max_pending_requests, bool) or max_pending_requests <= 0:
+            raise ValueError("max_pending_requests must be greater than zero")
+        if shutdown_timeout < 0 or cancellation_grace < 0:
+            raise ValueError("shutdown timeouts cannot be negative")
+        if writer_queue_size <= 0:
+            raise ValueError("writer_queue_size must be greater than zero")
+        if isinstance(max_message_bytes, bool) or max_message_bytes <= 0:
+            raise ValueError("max_message_bytes must be greater than zero")
+        if stdin is not None and stdin is not sys.stdin:
+            refuse("Extension(stdin=...)")
+        if stdout is not None and stdout is not sys.stdout:
+            refuse("Extension(stdout=...)")
+        if max_pending_requests != _PENDING:
+            refuse("Extension(max_pending_requests=...)")
+        if shutdown_timeout != _SHUTDOWN or cancellation_grace != _GRACE:
+            refuse("Extension(shutdown_timeout=..., cancellation_grace=...)")
+        self.stdin = stdin
+        self.stdout = stdout
+        self.logger = logger or Logger(stderr)
+        self.log = self.logger
+        self.max_message_bytes = max_message_bytes
+        self.max_concurrent_requests = max_concurrent_requests
+        self.max_pending_requests = max_pending_requests
+        self.writer_queue_size = writer_queue_size
+        self.shutdown_timeout = shutdown_timeout
+        self.cancellation_grace = cancellation_grace
+        selected = API_V02_FEATURES if supported_features is None else supported_features
+        if not all(isinstance(feature, str) and feature for feature in selected):
+            raise ValueError("supported_features must contain non-empty strings")
+        unknown = set(selected) - set(API_V02_FEATURES) - set(EXTRA_FEATURES)
+        if unknown:
+            raise ValueError(f"unknown supported_features: {sorted(unknown)}")
+        self._supported_features = tuple(dict.fromkeys(selected))
 
-    def __init__(self, name: str, *, max_concurrency: int = 1,
-                 features: Optional[List[str]] = None, **_manifest_facts: Any) -> None:
-        self.name = name
-        self.max_concurrency = max_concurrency
-        self._features: List[str] = []
-        for feature in features or []:
-            self.uses_feature(feature)
-        self._tools: Dict[str, Tuple[wit.ToolDefinition, _Registered]] = {}
-        # Tools with a handler but not in the described catalog (revision 0):
-        # offered once `register_tools` adds them.
-        self._dynamic_tools: Dict[str, Tuple[wit.ToolDefinition, _Registered]] = {}
-        self._commands: Dict[str, Tuple[wit.CommandDefinition, _Registered]] = {}
-        self._hooks: Dict[str, _Registered] = {}
-        self._context: Optional[_Registered] = None
-        self._status: Dict[str, _Registered] = {}
-        self._renderers: Dict[str, _Registered] = {}
-        self._menu: Optional[_Registered] = None
-        self._lifecycle: Dict[Any, List[_Registered]] = {}
-        self._init: List[_Registered] = []
-        self._shutdown: List[_Registered] = []
-        # Filled in by `init`.
-        self.api_version: Optional[str] = None
-        self.features: List[str] = []
-        self.workspace: Optional[str] = None
-        self.initialize_params: Dict[str, Any] = {}
-        _EXTENSIONS.append(self)
+        self._tools: dict = {}
+        self._commands: dict = {}
+        self._hooks: dict = {}
+        self._context_handler: Optional[Handler] = None
+        self._status_handlers: dict = {}
+        self._renderer_handlers: dict = {}
+        self._lifecycle_handlers: dict = {}
+        self._shutdown_handler: Optional[Handler] = None
+        self._menu_handler: Optional[Handler] = None
+        self._init_handlers: list = []
+        # Handlers of tools outside the initial catalog, found by name in
+        # every instance (see `dynamic_tool`).
+        self._dynamic_handlers: dict = {}
 
-    # --- settings ---------------------------------------------------------
+        self._initialized = False
+        self._initialization: Optional[dict] = None
+        self._declared: dict = {}
+        self._features: frozenset = frozenset()
+        self._negotiated_concurrency = 1
+        self._tool_catalog_revision = 0
+        self._tool_catalogs: OrderedDict = OrderedDict()
+        self._staged_tool_catalog: Optional[dict] = None
+        self._staged_tool_catalog_revision: Optional[int] = None
+        self._presentation_revision: Optional[int] = None
+        EXTENSIONS.append(self)
+
+    # --- state --------------------------------------------------------------
 
     @property
-    def max_concurrency(self) -> int:
-        """How many requests may run at once (default 1). Above 1 the shim
-        runs tool calls on a pool of separate instances, each with its own
-        memory: module state is then per instance."""
-        return self._max_concurrency
+    def initialized(self) -> bool:
+        return self._initialized
 
-    @max_concurrency.setter
-    def max_concurrency(self, value: int) -> None:
-        self._max_concurrency = max(1, int(value))
+    @property
+    def running(self) -> bool:
+        """Whether this instance serves requests (the shim drives it)."""
+        return self._initialized
 
-    def uses_feature(self, *features: str) -> "Extension":
-        """Declares optional API 0.2 features the extension uses (e.g.
-        ``request_progress``). The shim negotiates exactly these, plus
-        ``request_cancellation`` and ``content_parts``, which it always
-        speaks; ``lifecycle_events`` is added when a lifecycle handler
-        exists."""
-        for feature in features:
-            if feature not in self._features:
-                self._features.append(feature)
-        return self
+    @property
+    def initialization(self) -> Optional[dict]:
+        return self._initialization
 
-    def uses_progress(self) -> "Extension":
-        """Declares ``request_progress``, needed by :meth:`progress`."""
-        return self.uses_feature("request_progress")
+    @property
+    def negotiated_features(self) -> frozenset:
+        """The API 0.2 feature subset accepted during initialization."""
+        return self._features
 
-    def uses_progress_decoration(self) -> "Extension":
-        """Declares ``request_progress`` and ``progress_decoration``."""
-        return self.uses_feature("request_progress", "progress_decoration")
+    @property
+    def negotiated_concurrency(self) -> int:
+        return self._negotiated_concurrency
 
-    def uses_artifacts(self) -> "Extension":
-        """Declares ``artifacts``, needed by :meth:`publish_artifact` and by
-        image and audio parts."""
-        return self.uses_feature("artifacts")
+    @property
+    def cancellation(self) -> Optional[CancellationToken]:
+        """The ambient cancellation token of the request being served."""
+        scope = CURRENT.get()
+        if scope is None or scope.extension is not self:
+            return None
+        return scope.cancellation
 
-    def uses_dynamic_tools(self) -> "Extension":
-        """Declares ``dynamic_tools``, needed by :meth:`register_tools`,
-        :meth:`unregister_tools` and :meth:`current_tools`."""
-        return self.uses_feature("dynamic_tools")
+    @property
+    def request_id(self) -> Any:
+        """The ambient host request ID of the request being served."""
+        scope = CURRENT.get()
+        return scope.request_id if scope is not None and scope.extension is self else None
 
-    def uses_secrets(self) -> "Extension":
-        """Declares ``secrets``, needed by :meth:`get_secret` (the host
-        offers it only with a non-empty ``[capabilities] secrets``)."""
-        return self.uses_feature("secrets")
+    @property
+    def host(self) -> dict:
+        if not self._initialization:
+            return {}
+        value = self._initialization.get("host")
+        return dict(value) if isinstance(value, Mapping) else {}
 
-    def uses_policy(self) -> "Extension":
-        """Declares ``policy_intents``, needed by :meth:`evaluate_policy`."""
-        return self.uses_feature("policy_intents")
+    @property
+    def workspace(self) -> Optional[str]:
+        """The workspace path from ``initialize``; with ``filesystem =
+        "workspace"`` the guest sees the workspace at this same path."""
+        if not self._initialization:
+            return None
+        value = self._initialization.get("workspace")
+        return value if isinstance(value, str) else None
 
-    def uses_approvals(self) -> "Extension":
-        """Declares ``policy_intents`` and ``approvals`` (approval tokens)."""
-        return self.uses_policy().uses_feature("approvals")
+    # --- registration -------------------------------------------------------
 
-    def uses_agents(self, model_selection: bool = False) -> "Extension":
-        """Declares ``agent_sessions`` (child agents), and with
-        ``model_selection`` also ``agent_model_selection_v1`` (choosing a
-        child's model, :meth:`list_models`)."""
-        self.uses_feature("agent_sessions")
-        return self.uses_feature("agent_model_selection_v1") if model_selection else self
+    def tool(self, *, name: str, description: str, parameters: Optional[Mapping] = None,
+             output_schema: Optional[Mapping] = None) -> Callable[[Handler], Handler]:
+        self._validate_name("tool", name)
+        if not isinstance(description, str) or not description.strip():
+            raise ValueError("tool description must be non-empty")
+        schema = dict(parameters) if parameters is not None else {"type": "object"}
+        result_schema = dict(output_schema) if output_schema is not None else None
+        self._require_v02_for("output_schema", result_schema is not None)
 
-    def has_feature(self, feature: str) -> bool:
-        """Whether ``feature`` was negotiated (known after ``init``)."""
-        return feature in self.features
+        def decorate(handler: Handler) -> Handler:
+            if name in self._tools:
+                raise ValueError(f"duplicate tool: {name}")
+            self._tools[name] = Tool(name, description, schema, result_schema, handler)
+            return handler
 
-    # --- registration -----------------------------------------------------
+        return decorate
 
-    def tool(self, name: str, description: Optional[str] = None,
-             parameters: Optional[Dict[str, Any]] = None, *,
-             output_schema: Optional[Dict[str, Any]] = None) -> Callable[[Handler], Handler]:
-        """Registers a tool. The handler takes the arguments (a dict), and
-        optionally the call :class:`Context`; it returns a string, a
-        :func:`tool_result`, a content part or a list of parts. Exceptions
-        become an ``is_error`` result with their text; raise
-        :class:`InvalidParams` for -32602, :class:`Cancelled` for -32800."""
+    def dynamic_tool(self, *, name: str, description: str,
+                     parameters: Optional[Mapping] = None,
+                     output_schema: Optional[Mapping] = None) -> Callable[[Handler], Handler]:
+        """octet-wasm's addition for tools outside the initial catalog: the
+        handler is registered at module level, so every instance (each one
+        of a concurrency pool, or the one replacing a trapped instance) can
+        serve the tool once ``register_tool(name=...)`` (without a handler)
+        or ``register_tools([{"name": ...}])`` adds it."""
+        self._validate_name("tool", name)
+        if not isinstance(description, str) or not description.strip():
+            raise ValueError("tool description must be non-empty")
 
-        return self._tool_decorator(self._tools, name, description, parameters, output_schema)
+        def decorate(handler: Handler) -> Handler:
+            if name in self._dynamic_handlers:
+                raise ValueError(f"duplicate dynamic tool: {name}")
+            self._dynamic_handlers[name] = Tool(
+                name, description,
+                dict(parameters) if parameters is not None else {"type": "object"},
+                dict(output_schema) if output_schema is not None else None, handler)
+            return handler
 
-    def dynamic_tool(self, name: str, description: Optional[str] = None,
-                     parameters: Optional[Dict[str, Any]] = None, *,
-                     output_schema: Optional[Dict[str, Any]] = None
-                     ) -> Callable[[Handler], Handler]:
-        """Registers the handler of a tool that is not in the initial
-        catalog (API 0.2, ``dynamic_tools``; see :meth:`uses_dynamic_tools`):
-        it is offered once :meth:`register_tools` adds it by name, and its
-        calls then reach this handler. Register at module level, so every
-        instance can serve it. Handlers work as for :meth:`tool`."""
-        return self._tool_decorator(
-            self._dynamic_tools, name, description, parameters, output_schema
-        )
+        return decorate
 
-    def _tool_decorator(self, registry: Dict[str, Any], name: str,
-                        description: Optional[str], parameters: Optional[Dict[str, Any]],
-                        output_schema: Optional[Dict[str, Any]]) -> Callable[[Handler], Handler]:
-        def register(function: Handler) -> Handler:
-            if name in self._tools or name in self._dynamic_tools:
-                raise ValueError(f"tool {name!r} is registered twice")
-            text = description or _doc(function) or name
-            definition = wit.ToolDefinition(
-                name,
-                text,
-                to_json(DEFAULT_PARAMETERS if parameters is None else parameters),
-                None if output_schema is None else to_json(output_schema),
-            )
-            registry[name] = (definition, _Registered(function))
-            return function
-
-        return register
-
-    def _tool_handler(self, name: str) -> Optional["_Registered"]:
-        entry = self._tools.get(name) or self._dynamic_tools.get(name)
-        return None if entry is None else entry[1]
-
-    def _definitions(self) -> Dict[str, wit.ToolDefinition]:
-        """Every tool definition this extension registered, by name."""
-        known = {name: entry[0] for name, entry in self._tools.items()}
-        known.update((name, entry[0]) for name, entry in self._dynamic_tools.items())
-        return known
-
-    def command(self, name: str, description: Optional[str] = None,
+    def command(self, *, name: str, description: str,
                 usage: Optional[str] = None) -> Callable[[Handler], Handler]:
-        """Registers a slash command (``name`` without the ``/``). The handler
-        takes the arguments (a list of strings) and optionally the context;
-        it returns the text, None, or ``{"text", "notifications",
-        "context"}``."""
+        self._validate_name("command", name)
+        if not isinstance(description, str) or not description.strip():
+            raise ValueError("command description must be non-empty")
+        if usage is not None and not isinstance(usage, str):
+            raise TypeError("command usage must be a string or None")
 
-        def register(function: Handler) -> Handler:
-            _unique(self._commands, name, "command")
-            text = description or _doc(function) or name
-            definition = wit.CommandDefinition(name, text, usage)
-            self._commands[name] = (definition, _Registered(function))
-            return function
+        def decorate(handler: Handler) -> Handler:
+            if name in self._commands:
+                raise ValueError(f"duplicate command: {name}")
+            self._commands[name] = Command(name, description, usage, handler)
+            return handler
 
-        return register
+        return decorate
 
     def hook(self, name: str) -> Callable[[Handler], Handler]:
-        """Handles a hook (``before_prompt``, ``before_tool_call``...). The
-        handler takes the payload (a dict) and optionally the context; it
-        returns None (continue) or a :func:`hook_result` / wire-shaped dict."""
+        self._validate_name("hook", name)
+        self._require_v02_for(name, name in _TYPED_MUTATION_HOOKS)
 
-        def register(function: Handler) -> Handler:
-            _unique(self._hooks, name, "hook")
-            self._hooks[name] = _Registered(function)
-            return function
-
-        return register
-
-    def context(self, function: Optional[Handler] = None) -> Any:
-        """Answers ``context/collect`` (``@ext.context`` or
-        ``@ext.context()``). The handler takes the prompt (or None) and
-        optionally the context; it returns None, one ``{"label", "content",
-        "placement"}`` dict or a list of them."""
-
-        def register(handler: Handler) -> Handler:
-            if self._context is not None:
-                raise ValueError("the context handler is registered twice")
-            self._context = _Registered(handler)
+        def decorate(handler: Handler) -> Handler:
+            if name in self._hooks:
+                raise ValueError(f"duplicate hook: {name}")
+            self._hooks[name] = handler
             return handler
 
-        return register if function is None else register(function)
+        return decorate
 
-    def status(self, surface: str = "status") -> Callable[[Handler], Handler]:
-        """Answers ``status/collect`` for ``surface`` (``status``, ``header``
-        or ``footer``). The handler takes the surface and optionally the
-        context; it returns None (nothing shown), the text, or
-        ``{"text", "style_role", "priority", "surface"}``."""
+    def context(self, handler: Optional[Handler] = None) -> Any:
+        def decorate(callback: Handler) -> Handler:
+            if self._context_handler is not None:
+                raise ValueError("duplicate context handler")
+            self._context_handler = callback
+            return callback
 
-        def register(function: Handler) -> Handler:
-            _unique(self._status, surface, "status surface")
-            self._status[surface] = _Registered(function)
-            return function
+        return decorate(handler) if handler is not None else decorate
 
-        return register
+    def status(self, surface: Any = "status") -> Any:
+        if callable(surface):
+            return self._register_status("status", surface)
+        self._validate_name("UI surface", surface)
+        return lambda handler: self._register_status(surface, handler)
 
-    def renderer(self, tool: str) -> Callable[[Handler], Handler]:
-        """Renders calls of ``tool``. The handler takes the request
-        (``name``, ``arguments``, ``output`` — None while there is none —
-        and ``is_error``) and optionally the context; it returns a string,
-        ``{"text", "style_role"}``, a list of them, or None."""
+    def _register_status(self, surface: str, handler: Handler) -> Handler:
+        if surface in self._status_handlers:
+            raise ValueError(f"duplicate status handler: {surface}")
+        self._status_handlers[surface] = handler
+        return handler
 
-        def register(function: Handler) -> Handler:
-            _unique(self._renderers, tool, "renderer")
-            self._renderers[tool] = _Registered(function)
-            return function
+    def renderer(self, name: str) -> Callable[[Handler], Handler]:
+        self._validate_name("renderer", name)
 
-        return register
-
-    def menu(self, function: Optional[Handler] = None) -> Any:
-        """Answers ``menu/collect`` (API 0.2, manifest ``menu = true``) with the
-        complete menu as a dict, or None for the host's generated one. The
-        handler optionally takes the context; the host waits at most 5 s."""
-
-        def register(handler: Handler) -> Handler:
-            if self._menu is not None:
-                raise ValueError("the menu handler is registered twice")
-            self._menu = _Registered(handler)
+        def decorate(handler: Handler) -> Handler:
+            if name in self._renderer_handlers:
+                raise ValueError(f"duplicate renderer: {name}")
+            self._renderer_handlers[name] = handler
             return handler
 
-        return register if function is None else register(function)
+        return decorate
 
-    def on_lifecycle(self, *methods: Any) -> Any:
-        """Observes lifecycle events: ``@ext.on_lifecycle("turn/started",
-        "turn/settled")`` (``turn_settled`` spellings too); bare
-        ``@ext.on_lifecycle`` observes all six. The handler takes the event
-        (its params plus ``method``, keys readable as attributes). Adds the
-        ``lifecycle_events`` feature; exceptions are logged."""
-        if len(methods) == 1 and callable(methods[0]):
-            return self._register_lifecycle(list(_ALL_LIFECYCLE), methods[0])
-        kinds = [lifecycle_kind(method) for method in methods] or list(_ALL_LIFECYCLE)
-        return lambda function: self._register_lifecycle(kinds, function)
+    tool_renderer = renderer
 
-    def _register_lifecycle(self, kinds: List[Any], function: Handler) -> Handler:
-        registered = _Registered(function)
-        for kind in kinds:
-            self._lifecycle.setdefault(kind, []).append(registered)
-        return function
+    def on_lifecycle(self, event: str) -> Callable[[Handler], Handler]:
+        """Subscribe to an observational API 0.2 lifecycle notification."""
+        method = self._lifecycle_method(event)
 
-    def on_init(self, function: Handler) -> Handler:
-        """Runs once per instance before its first request, after
-        :attr:`api_version`, :attr:`features` and :attr:`workspace` are set."""
-        self._init.append(_Registered(function))
-        return function
+        def decorate(handler: Handler) -> Handler:
+            if method in self._lifecycle_handlers:
+                raise ValueError(f"duplicate lifecycle handler: {method}")
+            self._lifecycle_handlers[method] = handler
+            return handler
 
-    def on_shutdown(self, function: Handler) -> Handler:
-        """Runs at graceful shutdown, after in-flight requests finished."""
-        self._shutdown.append(_Registered(function))
-        return function
+        return decorate
 
-    # --- host services ----------------------------------------------------
+    lifecycle = on_lifecycle
 
-    def notify(self, *args: Any, **kwargs: Any) -> None:
-        """See :func:`octet_guest.host.notify`."""
-        host.notify(*args, **kwargs)
+    def on_shutdown(self, handler: Handler) -> Handler:
+        if self._shutdown_handler is not None:
+            raise ValueError("duplicate shutdown handler")
+        self._shutdown_handler = handler
+        return handler
 
-    def confirm(self, prompt: str, detail: Optional[str] = None, **kwargs: Any) -> bool:
-        """See :func:`octet_guest.host.confirm`."""
-        return host.confirm(prompt, detail, **kwargs)
+    def menu(self, handler: Optional[Handler] = None) -> Any:
+        """octet-wasm's addition: answers ``menu/collect`` (API 0.2,
+        manifest ``menu = true``) with the complete menu, or None for the
+        host's generated one."""
 
-    def request_input(self, prompt: str, secret: bool = False) -> Optional[str]:
-        """See :func:`octet_guest.host.request_input`."""
-        return host.request_input(prompt, secret)
+        def decorate(callback: Handler) -> Handler:
+            if self._menu_handler is not None:
+                raise ValueError("duplicate menu handler")
+            self._menu_handler = callback
+            return callback
 
-    def progress(self, *args: Any, **kwargs: Any) -> None:
-        """See :func:`octet_guest.host.progress`."""
-        host.progress(*args, **kwargs)
+        return decorate(handler) if handler is not None else decorate
 
-    def log(self, level: str, message: str, **fields: Any) -> None:
-        """See :func:`octet_guest.host.log`."""
-        host.log(level, message, **fields)
+    def on_init(self, handler: Handler) -> Handler:
+        """octet-wasm's addition: runs in each instance once ``initialize``
+        is known, before its first request (the app module itself ran at
+        build time)."""
+        self._init_handlers.append(handler)
+        return handler
 
-    def contribute_context(self, item: Any) -> None:
-        """See :func:`octet_guest.host.contribute_context`."""
-        host.contribute_context(item)
+    # --- checks shared by the host services ---------------------------------
 
-    def contribute_status(self, item: Any, surface: str = "status") -> None:
-        """See :func:`octet_guest.host.contribute_status`."""
-        host.contribute_status(item, surface)
+    def _require_initialized(self) -> None:
+        if not self._initialized:
+            raise RpcError(-32600, "initialize must be the first request")
 
-    # --- API 0.2 host services (see octet_guest.services) ------------------
+    def _require_capability(self, capability: str) -> None:
+        self._require_initialized()
+        if self._declared.get(capability) is not True:
+            raise RpcError(-32601, f"{capability} are not declared")
 
-    def publish_artifact(self, mime_type: str, data: bytes) -> str:
-        """See :func:`octet_guest.services.publish_artifact`."""
-        return services.publish_artifact(mime_type, data)
+    def _require_feature(self, feature: str) -> None:
+        self._require_initialized()
+        if self.api_version != "0.2" or feature not in self._features:
+            raise RpcError(-32601, f"API 0.2 feature is not negotiated: {feature}")
 
-    def register_tools(self, tools: Any) -> "services.CatalogUpdate":
-        """See :func:`octet_guest.services.register_tools`; names are looked
-        up among this extension's tools."""
-        return services.register_tools(tools, self._definitions())
+    def _require_v02_for(self, what: str, needed: bool) -> None:
+        # Before init the version is the manifest's (or unknown: checked
+        # again by init, when the host names it).
+        if needed and self.api_version not in (None, "0.2"):
+            raise ValueError(f"{what} requires extension API 0.2")
 
-    def unregister_tools(self, names: Any) -> "services.CatalogUpdate":
-        """See :func:`octet_guest.services.unregister_tools`."""
-        return services.unregister_tools(names)
+    @staticmethod
+    def _validate_name(kind: str, name: Any) -> None:
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"{kind} name must be non-empty")
 
-    def current_tools(self) -> "services.CatalogUpdate":
-        """See :func:`octet_guest.services.current_tools`."""
-        return services.current_tools()
+    @staticmethod
+    def _lifecycle_method(event: Any) -> str:
+        if not isinstance(event, str):
+            raise TypeError("lifecycle event must be a string")
+        method = event.replace("_", "/")
+        if method not in LIFECYCLE_METHODS:
+            raise ValueError(f"unknown lifecycle event: {event}")
+        return method
 
-    def get_secret(self, name: str) -> str:
-        """See :func:`octet_guest.services.get_secret`."""
-        return services.get_secret(name)
+    @staticmethod
+    def _invoke(handler: Handler, *args: Any) -> Any:
+        """Calls ``handler`` with as many of ``args`` as it takes."""
+        try:
+            signature = inspect.signature(handler)
+        except (TypeError, ValueError):
+            return handler(*args)
+        parameters = signature.parameters.values()
+        if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in parameters):
+            return handler(*args)
+        positional = [
+            p for p in parameters
+            if p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                          inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        ]
+        if len(positional) >= len(args):
+            return handler(*args)
+        if len(positional) == 1:
+            return handler(args[0])
+        return handler()
 
-    def evaluate_policy(self, intent: Any, token: Optional[str] = None) -> "services.Verdict":
-        """See :func:`octet_guest.services.evaluate_policy`."""
-        return services.evaluate_policy(intent, token)
+    # --- the component's view ------------------------------------------------
 
-    def update_presentation(self, snapshot: Any, owner: Any = None) -> None:
-        """See :func:`octet_guest.services.update_presentation`."""
-        services.update_presentation(snapshot, owner)
+    def _declared_features(self) -> list:
+        """The features ``describe`` declares: every supported one (the
+        shim negotiates those the host offers), ``lifecycle_events`` only
+        with a lifecycle handler; none on API 0.1."""
+        if self._pinned_api == "0.1":
+            return []
+        features = [f for f in self._supported_features if f in _SHIM_FEATURES]
+        if not self._lifecycle_handlers:
+            features = [f for f in features if f != "lifecycle_events"]
+        return features
 
-    def spawn_agent(self, task_name: str, message: str, **policy: Any) -> Any:
-        """See :func:`octet_guest.agents.spawn_agent`."""
-        return agents.spawn_agent(task_name, message, **policy)
+    def _declared_concurrency(self) -> int:
+        return 1 if self._pinned_api == "0.1" else int(self.max_concurrent_requests)
 
-    def message_agent(self, target: str, message: str) -> Any:
-        """See :func:`octet_guest.agents.message_agent`."""
-        return agents.message_agent(target, message)
-
-    def follow_up_agent(self, target: str, message: str) -> Any:
-        """See :func:`octet_guest.agents.follow_up_agent`."""
-        return agents.follow_up_agent(target, message)
-
-    def list_agents(self) -> Any:
-        """See :func:`octet_guest.agents.list_agents`."""
-        return agents.list_agents()
-
-    def wait_agents(self, timeout_ms: Optional[int] = None) -> Any:
-        """See :func:`octet_guest.agents.wait_agents`."""
-        return agents.wait_agents(timeout_ms)
-
-    def interrupt_agent(self, target: str) -> Any:
-        """See :func:`octet_guest.agents.interrupt_agent`."""
-        return agents.interrupt_agent(target)
-
-    def list_models(self, query: Optional[str] = None, limit: Optional[int] = None) -> Any:
-        """See :func:`octet_guest.agents.list_models`."""
-        return agents.list_models(query, limit)
-
-    def run(self) -> None:
-        """Kept for apps written for the process-based SDK: in a component the
-        shim drives the extension, so this does nothing."""
-
-    # --- describe ---------------------------------------------------------
-
-    def describe(self) -> wit.Description:
-        """The ``describe`` answer: registrations in the order they were made."""
-        lifecycle = [kind for kind in _ALL_LIFECYCLE if self._lifecycle.get(kind)]
-        features = list(self._features)
-        if lifecycle and "lifecycle_events" not in features:
-            features.append("lifecycle_events")
-        return wit.Description(
-            self.name,
-            [definition for definition, _ in self._tools.values()],
-            [definition for definition, _ in self._commands.values()],
-            list(self._hooks),
-            self._context is not None,
-            list(self._status),
-            list(self._renderers),
-            self._menu is not None,
-            lifecycle,
-            self._max_concurrency,
-            features,
-        )
-
-
-_ALL_LIFECYCLE = (
-    wit.LifecycleKind.SESSION_STARTED,
-    wit.LifecycleKind.SESSION_SETTLED,
-    wit.LifecycleKind.TURN_STARTED,
-    wit.LifecycleKind.TURN_SETTLED,
-    wit.LifecycleKind.TOOL_STARTED,
-    wit.LifecycleKind.TOOL_SETTLED,
-)
-
-
-def _unique(registry: Dict[str, Any], name: str, what: str) -> None:
-    if name in registry:
-        raise ValueError(f"{what} {name!r} is registered twice")
-
-
-def _doc(function: Handler) -> Optional[str]:
-    doc = inspect.getdoc(function)
-    return doc.strip().splitlines()[0] if doc and doc.strip() else None
+    def _start(self, api_version: str, features: list, initialize: str) -> None:
+        """What ``initialize`` settled, for this instance (WIT ``init``)."""
+        if self._pinned_api is not None and self._pinned_api != api_version:
+            raise RpcError(
+                -32000,
+                f"unsupported API version: host requested {api_version!r}, "
+                f"SDK implements {self._pinned_api!r}",
+            )
+        self.api_version = api_version
+        if api_version != "0.2":
+            for tool in self._tools.values():
+                self._require_v02_for("output_schema", tool.output_schema is not None)
+            for hook in self._hooks:
+                self._require_v02_for(hook, hook in _TYPED_MUTATION_HOOKS)
+        params = parse_json(initialize, default={})
+        params = params if isinstance(params, dict) else {}
+        contributes = params.get("contributes", {})
+        self._declared = dict(contributes) if isinstance(contributes, Mapping) else {}
+        self._features = frozenset(features) if api_version == "0.2" else frozenset()
+        if api_version == "0.2":
+            protocol = params.get("protocol") if isinstance(params.get("protocol"), Mapping) else {}
+            limits = protocol.get("limits") if isinstance(protocol.get("limits"), Mapping) else {}
+            requested = limits.get("max_concurrent_requests", 1)
+            self._negotiated_concurrency = min(int(requested), self._declared_concurrency(),
+                                               _SHIM_MAX_CONCURRENCY)
+        else:
+            self._negotiated_concurrency = 1
+        self._tool_catalogs.clear()
+        if "dynamic_tools" in self._features:
+            self._tool_catalogs[0] = dict(self._tools)
+        self._initialization = params
+        self._initialized = True
+        runtime.start_serving()
+        for handler in self._init_handlers:
+            self._invoke(handler)
 
 
 def served_extension() -> Extension:
-    """The extension the component serves: the one the app module made."""
-    if not _EXTENSIONS:
+    """The extension the component serves: the last one the app made."""
+    if not EXTENSIONS:
         raise RuntimeError(
-            "the app module made no octet_guest.Extension: create one with "
-            'ext = Extension("<manifest name>") at module level'
+            "the app module made no Extension: create one at module level "
+            "(ext = Extension()) and register its handlers with ext's decorators"
         )
-    return _EXTENSIONS[-1]
+    return EXTENSIONS[-1]
