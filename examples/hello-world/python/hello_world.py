@@ -1,12 +1,13 @@
 """hello-world (API 0.1): the whole API 0.1 surface in one small extension —
-a tool, a command, two hooks, context, a status line and a renderer."""
+a tool, a command, two hooks, context, a status line and a renderer —
+written for octet's Python SDK and built unchanged into a component."""
 
-from octet_extension import Extension, InvalidParams
+from octet_extension import Extension, RpcError
 
 # The name greeted when none is given.
 DEFAULT_NAME = "tinkerer"
 
-ext = Extension("hello-world")
+ext = Extension()
 
 
 def greeting(name):
@@ -14,7 +15,7 @@ def greeting(name):
 
 
 @ext.tool(
-    "hello_world",
+    name="hello_world",
     description="Greet someone from an executable extension",
     parameters={
         "type": "object",
@@ -26,14 +27,14 @@ def greeting(name):
 def hello_world(args):
     name = args.get("name", DEFAULT_NAME)
     if not isinstance(name, str):
-        raise InvalidParams("name must be a string")
-    ext.notify(level="success", message=f"hello_world greeted {name}")
-    return greeting(name)
+        raise RpcError(-32602, "name must be a string")
+    ext.notify(f"hello_world greeted {name}", level="success")
+    return {"content": greeting(name)}
 
 
-@ext.command("hello", description="Show a greeting notification", usage="/hello [name]")
-def hello(args):
-    return greeting(args[0] if args else DEFAULT_NAME)
+@ext.command(name="hello", description="Show a greeting notification", usage="/hello [name]")
+def hello(arguments):
+    return {"text": greeting(arguments[0] if arguments else DEFAULT_NAME)}
 
 
 @ext.hook("before_prompt")
@@ -43,22 +44,35 @@ def proceed(payload):
 
 
 @ext.context
-def context(prompt):
-    return {
-        "label": "hello-world",
-        "content": "The hello-world extension is active.",
-        "placement": "system_suffix",
-    }
+def context(params):
+    return [
+        {
+            "label": "hello-world",
+            "content": "The hello-world extension is active.",
+            "placement": "system_suffix",
+        }
+    ]
 
 
 @ext.status("status")
-def status(surface):
-    return {"surface": surface, "text": "hello", "style_role": "extension.hello_world.status"}
+def status(params):
+    return {
+        "surface": params.get("surface", "status"),
+        "text": "hello",
+        "style_role": "extension.hello_world.status",
+        "priority": 0,
+    }
 
 
 @ext.renderer("hello_world")
-def render(request):
+def render(params):
+    output = params.get("output") or "waiting"
     return {
-        "text": f"hello_world · {request.output or 'waiting'}",
-        "style_role": "extension.hello_world.tool",
+        "segments": [
+            {"text": f"hello_world · {output}", "style_role": "extension.hello_world.tool"}
+        ]
     }
+
+
+if __name__ == "__main__":
+    ext.run()
