@@ -39,3 +39,4 @@ mod shutdown;
 mod support;
 mod traps;
 mod turn_tracker;
+mod word_count;
