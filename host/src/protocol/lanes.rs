@@ -221,7 +221,13 @@ async fn run_lane(
                 let outcome = match ensure(&context, &mut instance, request.deadline).await {
                     Ok(guest) => serve(&context, guest, &request, work).await,
                     Err(fault) => {
-                        Served::Faulted(answer_fault(&context, &request, None, &fault), fault)
+                        // A tool call still answers as a tool result, so the
+                        // model learns why it failed.
+                        let tool = match &work {
+                            Work::Tool { call, .. } => Some(call.name.as_str()),
+                            _ => None,
+                        };
+                        Served::Faulted(answer_fault(&context, &request, tool, &fault), fault)
                     }
                 };
                 match outcome {
