@@ -106,8 +106,7 @@ pub fn cap_blocking_threads(
 /// Queue length per lane: every admitted request, every queued lifecycle
 /// event and the shutdown job fit, so a send never fails while admission
 /// holds.
-const LANE_QUEUE: usize =
-    super::session::ADMISSION_LIMIT + super::session::LIFECYCLE_LIMIT + 8;
+const LANE_QUEUE: usize = super::session::ADMISSION_LIMIT + super::session::LIFECYCLE_LIMIT + 8;
 
 /// Senders to the running lanes.
 pub struct Lanes {
@@ -499,7 +498,9 @@ fn log_fault(request_id: u64, fault: &Fault) {
     match fault {
         Fault::Trap { message, backtrace } => crate::guest_log!(Level::Error, "guest trapped",
             "request_id" => request_id, "error" => message, "backtrace" => backtrace),
-        Fault::StackOverflow { trap, backtrace, .. } => crate::guest_log!(Level::Error, "guest trapped",
+        Fault::StackOverflow {
+            trap, backtrace, ..
+        } => crate::guest_log!(Level::Error, "guest trapped",
             "request_id" => request_id, "error" => fault.to_string(), "trap" => trap, "backtrace" => backtrace),
         other => {
             crate::guest_log!(Level::Error, "guest failed", "request_id" => request_id, "error" => other.to_string())

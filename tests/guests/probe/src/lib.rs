@@ -46,8 +46,8 @@ mod observe;
 mod outcomes;
 mod sandbox;
 mod services;
-mod start;
 mod sizes;
+mod start;
 mod time;
 
 /// Per-instance counters: they reset when the shim replaces the instance,
