@@ -35,6 +35,7 @@ mod negotiation;
 mod progress;
 mod python_services;
 mod services;
+mod showcase;
 mod shutdown;
 mod support;
 mod traps;
