@@ -33,6 +33,8 @@ mod isolation;
 mod manifest_mismatch;
 mod negotiation;
 mod progress;
+mod python_compat;
+mod python_seeds;
 mod python_services;
 mod services;
 mod showcase;

@@ -11,6 +11,7 @@
 //! (`octet-wasm compile target/components/python/services.wasm`) so
 //! initialize stays fast.
 
+use crate::python_compat::python_shim;
 use crate::support::*;
 use crate::support::{ChildAnswer as Answer, serve_children as serve};
 use base64::Engine as _;
@@ -28,15 +29,10 @@ const TOOLS: [&str; 8] = [
 /// The Python services guest with a generated manifest; the returned
 /// directory holds its `extension.toml` and must outlive the shim.
 fn start() -> (Shim, TempDir) {
-    let component = component("python/services");
-    let dir = tempfile::tempdir().expect("create a temporary directory");
-    let component_arg = component.to_string_lossy().into_owned();
     let manifest = ManifestSpec::new("python-services", ApiVersion::V0_2)
         .description("The Python SDK's service wrappers")
         .tools(&TOOLS);
-    let toml = manifest.to_extension_toml("octet-wasm", &["run", &component_arg]);
-    std::fs::write(dir.path().join("extension.toml"), toml).expect("write the manifest");
-    (Shim::start(dir.path(), &component_arg, manifest), dir)
+    python_shim("services", manifest)
 }
 
 /// Initializes with the secrets broker (`secrets`, `approvals` offered,
@@ -325,7 +321,12 @@ fn python_guest_reaches_every_service() {
     );
     let (reply, _) = serve(&mut shim, id, |_| Answer::Ignore);
     assert!(reply.before.is_empty(), "{:?}", raws(&reply.before));
-    assert_eq!(expect_result(&reply)["is_error"], true, "{}", reply.frame.raw);
+    assert_eq!(
+        expect_result(&reply)["is_error"],
+        true,
+        "{}",
+        reply.frame.raw
+    );
     assert_eq!(
         tool_text(&reply),
         "presentation revision must increase monotonically"

@@ -173,6 +173,8 @@ def count(args):
 @ext.tool(name="wait", description="Wait cooperatively for cancellation")
 def wait(args):
     token = ext.cancellation
+    if "request_progress" in ext.negotiated_features:
+        ext.progress(message="waiting")  # tells the test the handler runs
     if token.wait(float(args.get("seconds", 30))):
         state["count"] += 100
         token.raise_if_cancelled()
