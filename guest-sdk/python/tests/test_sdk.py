@@ -198,6 +198,19 @@ class Handshake(unittest.TestCase):
             (-32000, "unsupported API version: host requested '0.1', SDK implements '0.2'"),
         )
 
+    def test_a_version_other_than_the_manifests_fails_the_build(self) -> None:
+        from octet_extension import Extension
+        from octet_guest import runtime
+
+        runtime.configure(name="x", api_version="0.1", manifest="/ext/extension.toml")
+        try:
+            with self.assertRaisesRegex(ValueError, "differs from api_version '0.1' in "
+                                                    "/ext/extension.toml"):
+                Extension(api_version="0.2")
+            self.assertEqual(Extension().api_version, "0.1")
+        finally:
+            runtime.configure()
+
     def test_an_unpinned_0_2_only_registration_fails_a_0_1_init(self) -> None:
         from octet_extension import Extension
 

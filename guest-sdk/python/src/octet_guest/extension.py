@@ -82,7 +82,14 @@ class Extension(HostCalls, Services, Agents):
         supported_features: Optional[Sequence[str]] = None,
     ) -> None:
         # The manifest's version, as octet's environment would select it.
-        self._pinned_api = api_version or runtime.build_fact("api_version")
+        manifest_api = runtime.build_fact("api_version")
+        if api_version and manifest_api and api_version != manifest_api:
+            raise ValueError(
+                f"Extension(api_version={api_version!r}) differs from api_version "
+                f"{manifest_api!r} in {runtime.build_fact('manifest')}: octet initializes "
+                "with the manifest's version, which this extension would refuse"
+            )
+        self._pinned_api = api_version or manifest_api
         self.api_version = self._pinned_api
         if max_concurrent_requests is None:
             max_concurrent_requests = 8
