@@ -36,6 +36,7 @@ mod progress;
 mod python_compat;
 mod python_seeds;
 mod python_services;
+mod sdk_services;
 mod services;
 mod showcase;
 mod shutdown;
