@@ -126,7 +126,7 @@ class Guest(exports.Guest):
             except Exception as error:  # noqa: BLE001 - the model reads the failure
                 ext.logger.error("tool handler failed", tool=call.name, error=str(error))
                 return results.tool_failure(ext.api_version, error, output_schema=schema)
-            if ext.api_version == "0.2":
+            if ext._feature_wire():
                 return results.tool_v02(value, output_schema=schema,
                                         artifacts="artifacts" in ext._features)
             return results.tool_v01(value)

@@ -366,13 +366,18 @@ class Extension(HostCalls, Services, Agents):
 
     def _require_feature(self, feature: str) -> None:
         self._require_initialized()
-        if self.api_version != "0.2" or feature not in self._features:
+        if not self._feature_wire() or feature not in self._features:
             raise RpcError(-32601, f"API 0.2 feature is not negotiated: {feature}")
+
+    def _feature_wire(self) -> bool:
+        """Whether the host speaks the feature-negotiated wire (API 0.2, and
+        the later versions that reuse it), not the frozen 0.1 one."""
+        return self.api_version is not None and self.api_version != "0.1"
 
     def _require_v02_for(self, what: str, needed: bool) -> None:
         # Before init the version is the manifest's (or unknown: checked
         # again by init, when the host names it).
-        if needed and self.api_version not in (None, "0.2"):
+        if needed and self.api_version == "0.1":
             raise ValueError(f"{what} requires extension API 0.2")
 
     @staticmethod
@@ -435,7 +440,7 @@ class Extension(HostCalls, Services, Agents):
                 f"SDK implements {self._pinned_api!r}",
             )
         self.api_version = api_version
-        if api_version != "0.2":
+        if api_version == "0.1":
             for tool in self._tools.values():
                 self._require_v02_for("output_schema", tool.output_schema is not None)
             for hook in self._hooks:
@@ -444,8 +449,8 @@ class Extension(HostCalls, Services, Agents):
         params = params if isinstance(params, dict) else {}
         contributes = params.get("contributes", {})
         self._declared = dict(contributes) if isinstance(contributes, Mapping) else {}
-        self._features = frozenset(features) if api_version == "0.2" else frozenset()
-        if api_version == "0.2":
+        self._features = frozenset(features) if self._feature_wire() else frozenset()
+        if self._feature_wire():
             protocol = params.get("protocol") if isinstance(params.get("protocol"), Mapping) else {}
             limits = protocol.get("limits") if isinstance(protocol.get("limits"), Mapping) else {}
             requested = limits.get("max_concurrent_requests", 1)

@@ -107,7 +107,7 @@ class HostCalls:
 
         self._require_capability("confirmations")
         self._require_initialized()
-        self._resolve_parent(parent_request_id, required=self.api_version == "0.2")
+        self._resolve_parent(parent_request_id, required=self._feature_wire())
         request = wit.Confirmation(str(prompt), None if detail is None else str(detail),
                                    bool(destructive), bool(default))
         return bool(call(host.confirm, request))
@@ -127,7 +127,7 @@ class HostCalls:
         if not isinstance(secret, bool):
             raise TypeError("input secret must be a boolean")
         self._require_initialized()
-        if self.api_version != "0.2":
+        if not self._feature_wire():
             raise RpcError(-32601, "input/request requires extension API 0.2")
         self._resolve_parent(parent_request_id, required=True)
         value = call(host.request_input, prompt, secret)
@@ -195,7 +195,7 @@ class HostCalls:
                              resource_owner: Optional[Mapping] = None) -> None:
         """Publish one complete, monotonic API 0.2 semantic UI snapshot."""
 
-        if self.api_version != "0.2":
+        if not self._feature_wire():
             raise RpcError(-32601, "semantic presentation requires extension API 0.2")
         self._require_capability("presentation")
         payload = _snapshot(snapshot)

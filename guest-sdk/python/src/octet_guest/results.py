@@ -104,7 +104,7 @@ def _content_part(part: Any) -> dict:
 def tool_failure(api: str, error: BaseException, *, output_schema: bool) -> dict:
     """The result for a tool handler that raised: the model reads the
     exception's text."""
-    if api == "0.2":
+    if api != "0.1":
         failed = {"content": [text_content(str(error))], "is_error": True, "metadata": {}}
         return tool_v02(failed, output_schema=output_schema, artifacts=False)
     return {"content": str(error), "is_error": True, "metadata": {}}
