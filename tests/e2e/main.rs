@@ -11,6 +11,7 @@
 
 mod adversarial;
 mod agents;
+mod api_04;
 mod author;
 mod bad_input;
 mod cache;

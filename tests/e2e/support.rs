@@ -352,7 +352,7 @@ impl Shim {
         let context = Context::new(&self.workspace);
         match self.manifest.api_version {
             ApiVersion::V0_1 => context.to_json(),
-            ApiVersion::V0_2 => context
+            ApiVersion::V0_2 | ApiVersion::V0_4 => context
                 .resource_owner("session-1", "instance-1", 1)
                 .to_json(),
         }

@@ -2,6 +2,7 @@
 //! A result that fails it terminates the child, so the checker treats it as
 //! fatal.
 
+use super::offer_v04;
 use super::params::REQUIRED_FEATURES;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -35,8 +36,8 @@ pub(crate) fn validate_initialize_result(
     let features = match (api_version, result.get("protocol")) {
         ("0.1", None) => BTreeSet::new(),
         ("0.1", Some(_)) => return Err("API 0.1 result carries `protocol`".into()),
-        (_, Some(protocol)) => validate_protocol(&params["protocol"], protocol)?,
-        (_, None) => return Err("API 0.2 result lacks `protocol`".into()),
+        (_, Some(protocol)) => validate_protocol(api_version, params, protocol)?,
+        (_, None) => return Err(format!("API {api_version} result lacks `protocol`")),
     };
     let contributes = &params["contributes"];
     let tools = definitions(result, "tools")?;
@@ -44,7 +45,7 @@ pub(crate) fn validate_initialize_result(
         return Err(format!("{} tools (limit 256)", tools.len()));
     }
     for tool in &tools {
-        validate_tool(tool, api_version)?;
+        validate_tool(tool, api_version, &features)?;
     }
     if !features.contains("dynamic_tools") {
         same_names("tools", &tools, &contributes["tools"])?;
@@ -78,7 +79,12 @@ pub(crate) fn validate_initialize_result(
     Ok(features)
 }
 
-fn validate_protocol(offer: &Value, protocol: &Value) -> Result<BTreeSet<String>, String> {
+fn validate_protocol(
+    api_version: &str,
+    params: &Value,
+    protocol: &Value,
+) -> Result<BTreeSet<String>, String> {
+    let offer = &params["protocol"];
     let protocol = protocol.as_object().ok_or("protocol is not an object")?;
     if let Some(key) = protocol
         .keys()
@@ -86,8 +92,8 @@ fn validate_protocol(offer: &Value, protocol: &Value) -> Result<BTreeSet<String>
     {
         return Err(format!("protocol has unknown key `{key}`"));
     }
-    if protocol.get("version").and_then(Value::as_str) != Some("0.2") {
-        return Err("protocol.version is not \"0.2\"".into());
+    if protocol.get("version").and_then(Value::as_str) != Some(api_version) {
+        return Err(format!("protocol.version is not {api_version:?}"));
     }
     let listed = string_list(protocol.get("features"), "protocol.features")?;
     let features: BTreeSet<String> = listed.iter().cloned().collect();
@@ -117,9 +123,10 @@ fn validate_protocol(offer: &Value, protocol: &Value) -> Result<BTreeSet<String>
         .get("limits")
         .and_then(Value::as_object)
         .ok_or("protocol.limits is not an object")?;
-    if limits.keys().any(|key| key != "max_concurrent_requests") {
-        return Err("protocol.limits has unknown keys".into());
-    }
+    offer_v04::check_limits(api_version, limits)?;
+    let hooks =
+        string_list(params["contributes"].get("hooks"), "contributes.hooks").unwrap_or_default();
+    offer_v04::check_features(api_version, &features, &hooks)?;
     if limits
         .get("max_concurrent_requests")
         .and_then(Value::as_u64)
@@ -180,18 +187,27 @@ pub(crate) fn is_identifier(name: &str) -> bool {
         && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
-fn validate_tool(tool: &Map<String, Value>, api_version: &str) -> Result<(), String> {
+fn validate_tool(
+    tool: &Map<String, Value>,
+    api_version: &str,
+    features: &BTreeSet<String>,
+) -> Result<(), String> {
     let allowed: &[&str] = if api_version == "0.1" {
         &["name", "description", "parameters"]
     } else {
         &["name", "description", "parameters", "output_schema"]
     };
     let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
-    if let Some(key) = tool.keys().find(|key| !allowed.contains(&key.as_str())) {
+    let permitted = |key: &str| {
+        allowed.contains(&key)
+            || (api_version == "0.4" && offer_v04::tool_key_allowed(key, features))
+    };
+    if let Some(key) = tool.keys().find(|key| !permitted(key)) {
         return Err(format!(
-            "tool `{name}` has key `{key}` not allowed on API {api_version}"
+            "tool `{name}` has key `{key}` not allowed on API {api_version} with the negotiated features"
         ));
     }
+    offer_v04::check_tool_values(name, tool)?;
     if !is_identifier(name) {
         return Err(format!("tool name {name:?} is not an identifier"));
     }

@@ -45,6 +45,7 @@ mod checker;
 mod frame;
 mod handshake;
 mod launch;
+mod offer_v04;
 mod params;
 mod reader;
 mod rules;
@@ -57,6 +58,10 @@ pub use checker::{
 };
 pub use frame::{ChildId, Frame, FrameKind, RpcError};
 pub use launch::Launch;
+pub use offer_v04::{
+    MAX_PROMPT_GUIDELINES, MAX_PROMPT_TEXT_BYTES, V0_4_ALWAYS, V0_4_ONLY_FEATURES,
+    optional_features as v0_4_optional_features,
+};
 pub use params::{
     ApiVersion, Context, HOST_MAX_CONCURRENT_REQUESTS, HOST_OPTIONAL_FEATURES, InitializeParams,
     ManifestSpec, OCTET_VERSION, REQUIRED_FEATURES, host_state,

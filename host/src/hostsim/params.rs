@@ -6,30 +6,40 @@ use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The legacy wire versions.
+/// The JSON-lines wire versions: 0.1 (frozen), 0.2 (feature-negotiated)
+/// and 0.4 (octet's current authoring API: the 0.2 wire with a longer
+/// offer).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ApiVersion {
     #[default]
     V0_1,
     V0_2,
+    V0_4,
 }
 
 impl ApiVersion {
-    /// `"0.1"` or `"0.2"`.
+    /// `"0.1"`, `"0.2"` or `"0.4"`.
     pub fn as_str(self) -> &'static str {
         match self {
             ApiVersion::V0_1 => "0.1",
             ApiVersion::V0_2 => "0.2",
+            ApiVersion::V0_4 => "0.4",
         }
     }
 
-    /// Parses `"0.1"` / `"0.2"`.
+    /// Parses `"0.1"` / `"0.2"` / `"0.4"`.
     pub fn parse(text: &str) -> Option<ApiVersion> {
         match text {
             "0.1" => Some(ApiVersion::V0_1),
             "0.2" => Some(ApiVersion::V0_2),
+            "0.4" => Some(ApiVersion::V0_4),
             _ => None,
         }
+    }
+
+    /// Whether the version negotiates features (0.2 and 0.4).
+    pub fn negotiates(self) -> bool {
+        self != ApiVersion::V0_1
     }
 }
 
@@ -209,7 +219,7 @@ impl ManifestSpec {
             "notifications": self.notifications,
             "confirmations": self.confirmations,
         });
-        if self.api_version == ApiVersion::V0_2 {
+        if self.api_version.negotiates() {
             contributes["shortcuts"] = json!([]);
         }
         contributes
@@ -259,21 +269,42 @@ pub struct InitializeParams {
     host: Value,
     optional_features: Vec<String>,
     max_concurrent_requests: u64,
+    /// API 0.4: the `protocol.bulk_objects_v1` object, when the host has
+    /// bulk storage.
+    bulk_objects: Option<Value>,
 }
 
 impl InitializeParams {
     /// Params for `manifest` as loaded from `manifest_path`, with the
     /// workspace root `workspace`. For API 0.2 the offer is the host's real
-    /// 21 optional features and a limit of 64.
+    /// 21 optional features and a limit of 64; for API 0.4 it is what the
+    /// coding product offers a third-party 0.4 process with this manifest
+    /// ([`super::offer_v04::optional_features`]), with bulk storage.
     pub fn new(manifest: &ManifestSpec, manifest_path: &Path, workspace: &Path) -> Self {
+        let (optional_features, bulk_objects) = match manifest.api_version {
+            ApiVersion::V0_4 => (
+                super::offer_v04::optional_features(&manifest.hooks, true),
+                Some(super::offer_v04::bulk_objects(workspace)),
+            ),
+            _ => (strings(&HOST_OPTIONAL_FEATURES), None),
+        };
         InitializeParams {
             manifest: manifest.clone(),
             manifest_path: manifest_path.to_owned(),
             workspace: workspace.to_owned(),
             host: host_state(),
-            optional_features: strings(&HOST_OPTIONAL_FEATURES),
+            optional_features,
             max_concurrent_requests: HOST_MAX_CONCURRENT_REQUESTS,
+            bulk_objects,
         }
+    }
+
+    /// API 0.4: leaves `protocol.bulk_objects_v1` (and the feature) out, as
+    /// a host without bulk storage does.
+    pub fn without_bulk_storage(mut self) -> Self {
+        self.bulk_objects = None;
+        self.optional_features.retain(|f| f != "bulk_objects_v1");
+        self
     }
 
     /// Replaces the offered optional features (API 0.2).
@@ -313,17 +344,22 @@ impl InitializeParams {
         params.insert("capabilities".into(), manifest.capabilities_json());
         params.insert("contributes".into(), manifest.contributes_json());
         params.insert("host".into(), self.host.clone());
-        if manifest.api_version == ApiVersion::V0_2 {
+        if manifest.api_version.negotiates() {
             params.insert("flag_values".into(), json!([]));
-            params.insert(
-                "protocol".into(),
-                json!({
-                    "version": "0.2",
-                    "required_features": REQUIRED_FEATURES,
-                    "optional_features": self.optional_features,
-                    "limits": {"max_concurrent_requests": self.max_concurrent_requests},
-                }),
-            );
+            let mut protocol = json!({
+                "version": manifest.api_version.as_str(),
+                "required_features": REQUIRED_FEATURES,
+                "optional_features": self.optional_features,
+                "limits": {"max_concurrent_requests": self.max_concurrent_requests},
+            });
+            if manifest.api_version == ApiVersion::V0_4 {
+                // Sent to every 0.4 process, whatever it negotiates.
+                protocol["limits"]["resource_refs_v1"] = super::offer_v04::resource_refs_limits();
+                if let Some(bulk) = &self.bulk_objects {
+                    protocol["bulk_objects_v1"] = bulk.clone();
+                }
+            }
+            params.insert("protocol".into(), protocol);
         }
         Value::Object(params)
     }

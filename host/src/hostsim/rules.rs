@@ -124,7 +124,7 @@ pub(crate) fn status_params(params: &Value, declared_ui: &[String]) -> Checked {
 pub(crate) fn confirmation_params(params: &Value, api: ApiVersion) -> Checked {
     let (allowed, required): (&[&str], &[&str]) = match api {
         ApiVersion::V0_1 => (&["prompt", "detail", "destructive", "default"], &["prompt"]),
-        ApiVersion::V0_2 => (
+        ApiVersion::V0_2 | ApiVersion::V0_4 => (
             &[
                 "parent_request_id",
                 "prompt",

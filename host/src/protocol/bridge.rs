@@ -64,7 +64,7 @@ impl Session {
         method: &str,
         params: Value,
     ) -> Result<Value, GuestError> {
-        let text_ids = self.setup().is_some_and(|s| s.api == ApiVersion::V0_2);
+        let text_ids = self.setup().is_some_and(|s| s.api.negotiates());
         match self
             .children
             .call(self.writer(), text_ids, method, params, &scope.cancel)
@@ -92,12 +92,12 @@ impl Session {
         what: &str,
     ) -> Result<Option<&'a Arc<RequestState>>, GuestError> {
         match (api, scope) {
-            (ApiVersion::V0_2, Some(scope)) if scope.active_parent => Ok(Some(scope)),
-            (ApiVersion::V0_2, _) => Err(refused(
+            (ApiVersion::V0_1, scope) => Ok(scope),
+            (_, Some(scope)) if scope.active_parent => Ok(Some(scope)),
+            (_, _) => Err(refused(
                 -32602,
                 format!("{what} is only available while serving a tool call or a command"),
             )),
-            (ApiVersion::V0_1, scope) => Ok(scope),
         }
     }
 }
@@ -160,7 +160,7 @@ impl Bridge for Session {
         }
         let parent = self.parent(setup.api, scope.as_ref(), "confirm")?;
         let mut params = Map::new();
-        if let (ApiVersion::V0_2, Some(parent)) = (setup.api, parent) {
+        if let (true, Some(parent)) = (setup.api.negotiates(), parent) {
             params.insert("parent_request_id".into(), json!(parent.id));
         }
         params.insert("prompt".into(), json!(request.prompt));

@@ -75,7 +75,7 @@ pub fn build(api: ApiVersion, description: &Description) -> Result<Catalog, Stri
         }
         schema_bytes += tool.parameters.len();
         let output_schema = match (&tool.output_schema, api) {
-            (Some(text), ApiVersion::V0_2) => {
+            (Some(text), api) if api.negotiates() => {
                 schema_bytes += text.len();
                 let schema =
                     guest_json::parse(text, &format!("the output_schema of tool {}", tool.name))?;

@@ -4,6 +4,7 @@
 //! Pure functions over JSON and the guest's [`Description`]; the server
 //! calls them in order (protocol-core §3).
 
+use super::features;
 use super::manifest::Contributes;
 use crate::runtime::types::{Description, LifecycleKind, ToolDefinition};
 use crate::wire::message::RpcError;
@@ -15,6 +16,9 @@ use std::collections::BTreeSet;
 pub enum ApiVersion {
     V0_1,
     V0_2,
+    /// octet's current authoring API: the 0.2 wire with its own version
+    /// strings and a wider set of features (docs/api-0.4.md).
+    V0_4,
 }
 
 impl ApiVersion {
@@ -22,28 +26,19 @@ impl ApiVersion {
         match self {
             ApiVersion::V0_1 => "0.1",
             ApiVersion::V0_2 => "0.2",
+            ApiVersion::V0_4 => "0.4",
         }
+    }
+
+    /// Whether this is the feature-negotiated wire (0.2 and 0.4 share it:
+    /// `protocol` in initialize, typed results, `parent_request_id`...),
+    /// as opposed to the frozen 0.1 wire.
+    pub fn negotiates(self) -> bool {
+        self != ApiVersion::V0_1
     }
 }
 
-/// Optional API 0.2 features the shim implements. A guest that declares
-/// any other feature simply does not get it (it is logged), so the shim
-/// never negotiates a feature whose host traffic it cannot handle.
-pub const SUPPORTED_OPTIONAL: &[&str] = &[
-    "request_progress",
-    "progress_decoration",
-    "lifecycle_events",
-    "artifacts",
-    "dynamic_tools",
-    "policy_intents",
-    "approvals",
-    "secrets",
-    "agent_sessions",
-    "agent_model_selection_v1",
-];
-
-/// Required API 0.2 features the shim implements.
-pub const SUPPORTED_REQUIRED: &[&str] = &["request_cancellation", "content_parts"];
+pub use super::features::{SUPPORTED_OPTIONAL, SUPPORTED_REQUIRED};
 
 /// Most requests the shim lets the host keep in flight, whatever the guest
 /// asks: the host's own default cap and the admission bound (§6.2).
@@ -94,9 +89,10 @@ pub fn check_params(params: &Value, env_version: Option<&str>) -> Result<HostOff
     let api = match requested {
         "0.1" => ApiVersion::V0_1,
         "0.2" => ApiVersion::V0_2,
+        "0.4" => ApiVersion::V0_4,
         other => {
             return Err(RpcError::server(format!(
-                "unsupported API version: host requested {other:?}, octet-wasm implements 0.1 and 0.2"
+                "unsupported API version: host requested {other:?}, octet-wasm implements 0.1, 0.2 and 0.4"
             )));
         }
     };
@@ -131,19 +127,23 @@ pub fn check_params(params: &Value, env_version: Option<&str>) -> Result<HostOff
         optional: Vec::new(),
         max_concurrent: 1,
     };
-    if api == ApiVersion::V0_2 {
+    if api.negotiates() {
         check_protocol(params, &mut offer)?;
     }
+    super::features::hook_features(api, &offer.contributes.hooks, &offer.optional)?;
     Ok(offer)
 }
 
 fn check_protocol(params: &Map<String, Value>, offer: &mut HostOffer) -> Result<(), RpcError> {
     let Some(Value::Object(protocol)) = params.get("protocol") else {
-        return Err(RpcError::invalid_params(
-            "API 0.2 initialize requires a protocol object",
-        ));
+        return Err(RpcError::invalid_params(format!(
+            "API {} initialize requires a protocol object",
+            offer.api.as_str()
+        )));
     };
-    if protocol.get("version").and_then(Value::as_str) != Some("0.2") {
+    // The host copies the manifest's version into both places; a mismatch
+    // is a host that would also refuse our answer.
+    if protocol.get("version").and_then(Value::as_str) != Some(offer.api.as_str()) {
         return Err(RpcError::server(
             "unsupported executable-extension protocol version",
         ));
@@ -156,10 +156,11 @@ fn check_protocol(params: &Map<String, Value>, offer: &mut HostOffer) -> Result<
         .filter(|f| !SUPPORTED_REQUIRED.contains(&f.as_str()))
         .collect();
     if !unsupported.is_empty() {
-        return Err(
-            RpcError::server("required API 0.2 features are unsupported")
-                .with_data(json!({ "unsupported_features": unsupported })),
-        );
+        return Err(RpcError::server(format!(
+            "required API {} features are unsupported",
+            offer.api.as_str()
+        ))
+        .with_data(json!({ "unsupported_features": unsupported })));
     }
     match protocol.get("limits") {
         None => {}
@@ -248,11 +249,21 @@ pub fn lifecycle_method(kind: LifecycleKind) -> &'static str {
     }
 }
 
-/// Negotiates API 0.2 features and limits: the required features, plus the
-/// optional ones the guest uses, the host offered and the shim supports, in
-/// the host's order (like the SDK). `lifecycle_events` only with at least
-/// one handler, so a guest never subscribes to all six by accident (§3.11).
+/// Negotiates features and limits (API 0.2 and 0.4; nothing on 0.1): the
+/// required features, plus the optional ones the guest uses, the host
+/// offered and the shim supports on this version, in the host's order (like
+/// the SDK). `lifecycle_events` only with at least one handler, so a guest
+/// never subscribes to all six by accident (§3.11). The features a declared
+/// 0.4 hook forces are always selected ([`check_params`] made sure the host
+/// offered them).
 pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
+    if !offer.api.negotiates() {
+        return Negotiated {
+            features: Vec::new(),
+            max_concurrent: 1,
+            lifecycle: Vec::new(),
+        };
+    }
     let mut wanted: BTreeSet<&str> = description.features.iter().map(String::as_str).collect();
     if description.lifecycle.is_empty() {
         wanted.remove("lifecycle_events");
@@ -260,33 +271,25 @@ pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
         wanted.insert("lifecycle_events");
     }
     for feature in &wanted {
-        if !SUPPORTED_OPTIONAL.contains(feature) && !SUPPORTED_REQUIRED.contains(feature) {
+        if !features::supported(offer.api, feature) {
             // The guest chooses how many of these there are: its budget pays.
-            crate::guest_log!(crate::log::Level::Warning, "the guest declares a feature octet-wasm does not support; not negotiated",
-                "feature" => feature);
+            crate::guest_log!(crate::log::Level::Warning, "the guest declares a feature octet-wasm does not support on this API version; not negotiated",
+                "feature" => feature, "api_version" => offer.api.as_str());
         }
     }
+    let forced = features::hook_features(offer.api, &offer.contributes.hooks, &offer.optional)
+        .unwrap_or_default();
+    wanted.extend(forced);
     let mut features: Vec<String> = offer.required.clone();
     for feature in &offer.optional {
         if wanted.contains(feature.as_str())
-            && SUPPORTED_OPTIONAL.contains(&feature.as_str())
+            && features::supported(offer.api, feature)
             && !features.contains(feature)
         {
             features.push(feature.clone());
         }
     }
-    // Decorations travel inside `$/progress`, so they need it too.
-    if !features.iter().any(|f| f == "request_progress") {
-        features.retain(|f| f != "progress_decoration");
-    }
-    // Approval tokens ride on `policy/evaluate` (protocol-services §2).
-    if !features.iter().any(|f| f == "policy_intents") {
-        features.retain(|f| f != "approvals");
-    }
-    // Model selection rides on `agent/*` (protocol-core §3.8).
-    if !features.iter().any(|f| f == "agent_sessions") {
-        features.retain(|f| f != "agent_model_selection_v1");
-    }
+    features::apply_coupling(&mut features);
     let lifecycle = if features.iter().any(|f| f == "lifecycle_events") {
         let set: BTreeSet<&str> = description
             .lifecycle
@@ -335,9 +338,9 @@ pub fn reply(
     result.insert("api_version".into(), json!(api.as_str()));
     result.insert("tools".into(), Value::Array(tools));
     result.insert("commands".into(), Value::Array(commands));
-    if api == ApiVersion::V0_2 {
+    if api.negotiates() {
         let mut protocol = Map::new();
-        protocol.insert("version".into(), json!("0.2"));
+        protocol.insert("version".into(), json!(api.as_str()));
         protocol.insert("features".into(), json!(negotiated.features));
         protocol.insert(
             "limits".into(),
@@ -360,7 +363,7 @@ pub(super) fn tool_json(api: ApiVersion, tool: &ToolDefinition) -> Result<Value,
     object.insert("name".into(), json!(tool.name));
     object.insert("description".into(), json!(tool.description));
     object.insert("parameters".into(), parameters);
-    if api == ApiVersion::V0_2
+    if api.negotiates()
         && let Some(schema) = &tool.output_schema
     {
         let schema =
@@ -475,6 +478,105 @@ mod tests {
             negotiate(&both, &description(&["a"], &[], vec![])).features,
             vec!["request_cancellation", "content_parts"]
         );
+    }
+
+    fn offer_v04(optional: &[&str], hooks: &[&str]) -> Value {
+        let mut params = offer_v02(optional, Some(64));
+        params["api_version"] = json!("0.4");
+        params["protocol"]["version"] = json!("0.4");
+        params["protocol"]["limits"]["resource_refs_v1"] =
+            json!({"max_records": 256, "max_registrations_per_parent": 32});
+        params["protocol"]["bulk_objects_v1"] = json!({"profile": "local-file.v1"});
+        params["contributes"]["hooks"] = json!(hooks);
+        params
+    }
+
+    #[test]
+    fn api_0_4_answers_in_its_own_version() {
+        let offer = check_params(
+            &offer_v04(&["request_progress", "tool_prompt_metadata_v1"], &[]),
+            Some("0.4"),
+        )
+        .unwrap();
+        assert_eq!(offer.api, ApiVersion::V0_4);
+        let d = description(
+            &["a"],
+            &["request_progress", "tool_prompt_metadata_v1"],
+            vec![],
+        );
+        let negotiated = negotiate(&offer, &d);
+        assert_eq!(
+            negotiated.features,
+            vec![
+                "request_cancellation",
+                "content_parts",
+                "request_progress",
+                "tool_prompt_metadata_v1"
+            ]
+        );
+        let result = reply(offer.api, &d, &negotiated).unwrap();
+        assert_eq!(result["api_version"], "0.4");
+        assert_eq!(result["protocol"]["version"], "0.4");
+        // Only the concurrency limit is answered: echoing the resource
+        // limits is allowed but pointless, anything else kills the process.
+        assert_eq!(
+            result["protocol"]["limits"],
+            json!({"max_concurrent_requests": 4})
+        );
+    }
+
+    #[test]
+    fn the_0_4_features_stay_off_the_0_2_wire() {
+        // A 0.2 host that (wrongly) offers a 0.4 name still does not get it.
+        let offer = check_params(&offer_v02(&["tool_prompt_metadata_v1"], None), None).unwrap();
+        let d = description(&["a"], &["tool_prompt_metadata_v1"], vec![]);
+        assert_eq!(
+            negotiate(&offer, &d).features,
+            vec!["request_cancellation", "content_parts"]
+        );
+    }
+
+    #[test]
+    fn declared_0_4_hooks_select_their_features() {
+        let params = offer_v04(
+            &[
+                "cache_warming_decision",
+                "pipeline_hooks_v1",
+                "compaction_strategy",
+            ],
+            &["cache_warming_decision", "before_provider_request"],
+        );
+        let offer = check_params(&params, None).unwrap();
+        // The guest handles neither hook: the features are still selected,
+        // or the host refuses the answer.
+        assert_eq!(
+            negotiate(&offer, &description(&["a"], &[], vec![])).features[2..],
+            ["cache_warming_decision", "pipeline_hooks_v1"]
+        );
+        // Not offered: refused before the guest is even started.
+        let params = offer_v04(&[], &["compaction_strategy"]);
+        let err = check_params(&params, None).unwrap_err();
+        assert_eq!(err.code, -32000);
+        assert!(err.message.contains("did not offer"), "{}", err.message);
+    }
+
+    #[test]
+    fn version_strings_must_agree() {
+        let mut params = offer_v04(&[], &[]);
+        params["protocol"]["version"] = json!("0.2");
+        let err = check_params(&params, None).unwrap_err();
+        assert_eq!(err.code, -32000);
+        assert_eq!(
+            err.message,
+            "unsupported executable-extension protocol version"
+        );
+        let err = check_params(&offer_v04(&[], &[]), Some("0.2")).unwrap_err();
+        assert_eq!(err.code, -32000);
+        let mut params = offer_v02(&[], None);
+        params["contributes"]["hooks"] = json!(["cache_warming_decision"]);
+        let err = check_params(&params, None).unwrap_err();
+        assert_eq!(err.code, -32602);
+        assert!(err.message.contains("only on API 0.4"), "{}", err.message);
     }
 
     #[test]

@@ -90,7 +90,7 @@ pub fn tool_result(
     };
     match api {
         ApiVersion::V0_1 => legacy_tool_result(result, metadata),
-        ApiVersion::V0_2 => typed_tool_result(shape, result, metadata),
+        ApiVersion::V0_2 | ApiVersion::V0_4 => typed_tool_result(shape, result, metadata),
     }
 }
 
@@ -191,7 +191,7 @@ pub fn guest_error_text(error: &GuestError) -> String {
 pub fn tool_failure(api: ApiVersion, text: &str) -> Value {
     match api {
         ApiVersion::V0_1 => json!({ "content": text, "is_error": true, "metadata": {} }),
-        ApiVersion::V0_2 => {
+        ApiVersion::V0_2 | ApiVersion::V0_4 => {
             json!({ "content": [{ "type": "text", "text": text }], "is_error": true, "metadata": {} })
         }
     }

@@ -5,7 +5,7 @@
 //! except while answering `initialize`, when the host sends nothing else.
 
 use super::deadlines::Deadlines;
-use super::initialize::{self, ApiVersion, Negotiated};
+use super::initialize::{self, ApiVersion};
 use super::lanes::{self, Job, LaneContext, Lanes};
 use super::session::{Refusal, RequestState, Session, Setup};
 use super::work::{self, Guest, Plan};
@@ -339,14 +339,7 @@ async fn initialize(
         RpcError::internal(format!("the extension's description is invalid: {err}"))
     })?;
     initialize::check_registration(&offer, &description)?;
-    let negotiated = match offer.api {
-        ApiVersion::V0_1 => Negotiated {
-            features: Vec::new(),
-            max_concurrent: 1,
-            lifecycle: Vec::new(),
-        },
-        ApiVersion::V0_2 => initialize::negotiate(&offer, &description),
-    };
+    let negotiated = initialize::negotiate(&offer, &description);
     let reply = initialize::reply(offer.api, &description, &negotiated).map_err(|err| {
         RpcError::internal(format!("the extension's description is invalid: {err}"))
     })?;
@@ -376,7 +369,7 @@ async fn initialize(
     let artifacts = negotiated.has("artifacts");
     session.services.configure(&offer.capabilities);
     let dynamic = session.services.tools.clone();
-    if offer.api == ApiVersion::V0_2 {
+    if offer.api.negotiates() {
         let initial =
             super::services::Snapshot::build(description.tools.clone()).map_err(|err| {
                 RpcError::internal(format!("the extension's description is invalid: {err}"))

@@ -716,8 +716,8 @@ impl Session {
                 "presentation.update is not available before initialize has been answered",
             ));
         };
-        if setup.api != ApiVersion::V0_2 {
-            return Err(refused(-32601, "presentation.update needs API 0.2"));
+        if !setup.api.negotiates() {
+            return Err(refused(-32601, "presentation.update needs API 0.2 or 0.4"));
         }
         if !setup.contributes.presentation {
             return Err(refused(

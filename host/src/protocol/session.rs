@@ -83,7 +83,7 @@ pub struct Setup {
 
 impl Setup {
     pub fn has(&self, feature: &str) -> bool {
-        self.api == ApiVersion::V0_2 && self.negotiated.has(feature)
+        self.api.negotiates() && self.negotiated.has(feature)
     }
 }
 

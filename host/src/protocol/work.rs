@@ -6,7 +6,6 @@
 
 use super::catalog::Catalog;
 use super::deadlines::Kind;
-use super::initialize::ApiVersion;
 use super::results;
 use super::session::Setup;
 use crate::runtime::types::*;
@@ -96,7 +95,7 @@ pub fn plan(id: u64, method: &str, params: &Value, guest: &Guest, setup: &Setup)
         "context/collect" => context(id, params, guest, setup),
         "status/collect" => status(id, params, guest, setup),
         "tool/render" => render(id, params, guest, setup),
-        "menu/collect" if setup.api == ApiVersion::V0_2 && guest.description.menu => {
+        "menu/collect" if setup.api.negotiates() && guest.description.menu => {
             menu(id, params, setup)
         }
         _ => return None,
