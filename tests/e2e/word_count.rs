@@ -25,7 +25,7 @@ fn started() -> Shim {
 /// count, runs of non-ASCII-whitespace, Unicode scalar values, bytes.
 fn expected(text: &str) -> Value {
     let words = text
-        .split(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{b}' | '\u{c}'))
+        .split([' ', '\t', '\n', '\r', '\u{b}', '\u{c}'])
         .filter(|w| !w.is_empty())
         .count();
     json!({
