@@ -258,6 +258,8 @@ mod tests {
                 description: "d".into(),
                 parameters,
                 output_schema,
+                prompt_snippet: None,
+                prompt_guidelines: vec![],
             }],
             commands: vec![],
             hooks: vec![],

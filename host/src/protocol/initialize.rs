@@ -391,6 +391,8 @@ mod tests {
                     description: "d".into(),
                     parameters: "{\"type\":\"object\"}".into(),
                     output_schema: None,
+                    prompt_snippet: None,
+                    prompt_guidelines: vec![],
                 })
                 .collect(),
             commands: vec![],

@@ -587,6 +587,10 @@ mod tests {
             provider_retry: Some(RetryDecision::Stop),
             persistence_metadata: None,
             post_mutation: None,
+            cache_warming: None,
+            compaction_frames: vec![],
+            provider_payload: None,
+            provider_headers: vec![],
         };
         assert_eq!(
             hook_result("before_tool_call", result.clone())

@@ -8,7 +8,7 @@
 use super::limits::{self, Limiter, MemoryRefusal, SetBy};
 use super::sandbox::Sandbox;
 use super::types::*;
-use super::v0_2::{Extension, ExtensionPre};
+use super::versions::{Exports, Pre};
 use super::{Bridge, Limits};
 use crate::cancel::CancelToken;
 use std::sync::Arc;
@@ -100,7 +100,7 @@ impl std::fmt::Display for Fault {
 /// A live instance of the guest.
 pub struct Instance<B: Bridge> {
     store: Store<StoreState<B>>,
-    guest: Extension,
+    guest: Exports,
     fuel: Option<u64>,
     origins: limits::Origins,
 }
@@ -111,7 +111,7 @@ pub type Answer<T> = Result<T, GuestError>;
 impl<B: Bridge> Instance<B> {
     pub(super) async fn new(
         engine: &Engine,
-        pre: &ExtensionPre<StoreState<B>>,
+        pre: &Pre<StoreState<B>>,
         bridge: Arc<B>,
         sandbox: &Sandbox,
         limits: &Limits,
@@ -185,21 +185,13 @@ impl<B: Bridge> Instance<B> {
 
     pub async fn describe(&mut self) -> Result<Description, Fault> {
         self.enter(None, CancelToken::new())?;
-        let result = self
-            .guest
-            .octet_extension_guest()
-            .call_describe(&mut self.store)
-            .await;
+        let result = self.guest.describe(&mut self.store).await;
         self.leave(result)
     }
 
     pub async fn init(&mut self, params: &InitParams) -> Result<Answer<()>, Fault> {
         self.enter(None, CancelToken::new())?;
-        let result = self
-            .guest
-            .octet_extension_guest()
-            .call_init(&mut self.store, params)
-            .await;
+        let result = self.guest.init(&mut self.store, params).await;
         self.leave(result)
     }
 
@@ -211,11 +203,7 @@ impl<B: Bridge> Instance<B> {
         cx: &CallContext,
     ) -> Result<Answer<ToolResult>, Fault> {
         self.enter(Some(scope), cancel)?;
-        let result = self
-            .guest
-            .octet_extension_guest()
-            .call_call_tool(&mut self.store, call, cx)
-            .await;
+        let result = self.guest.call_tool(&mut self.store, call, cx).await;
         self.leave(result)
     }
 
@@ -230,8 +218,7 @@ impl<B: Bridge> Instance<B> {
         self.enter(Some(scope), cancel)?;
         let result = self
             .guest
-            .octet_extension_guest()
-            .call_execute_command(&mut self.store, name, arguments, cx)
+            .execute_command(&mut self.store, name, arguments, cx)
             .await;
         self.leave(result)
     }
@@ -248,8 +235,7 @@ impl<B: Bridge> Instance<B> {
         let payload = payload.to_owned();
         let result = self
             .guest
-            .octet_extension_guest()
-            .call_run_hook(&mut self.store, hook, &payload, cx)
+            .run_hook(&mut self.store, hook, &payload, cx)
             .await;
         self.leave(result)
     }
@@ -264,8 +250,7 @@ impl<B: Bridge> Instance<B> {
         self.enter(Some(scope), cancel)?;
         let result = self
             .guest
-            .octet_extension_guest()
-            .call_collect_context(&mut self.store, prompt, cx)
+            .collect_context(&mut self.store, prompt, cx)
             .await;
         self.leave(result)
     }
@@ -280,8 +265,7 @@ impl<B: Bridge> Instance<B> {
         self.enter(Some(scope), cancel)?;
         let result = self
             .guest
-            .octet_extension_guest()
-            .call_collect_status(&mut self.store, surface, cx)
+            .collect_status(&mut self.store, surface, cx)
             .await;
         self.leave(result)
     }
@@ -294,11 +278,7 @@ impl<B: Bridge> Instance<B> {
         cx: &CallContext,
     ) -> Result<Answer<Vec<Segment>>, Fault> {
         self.enter(Some(scope), cancel)?;
-        let result = self
-            .guest
-            .octet_extension_guest()
-            .call_render_tool(&mut self.store, request, cx)
-            .await;
+        let result = self.guest.render_tool(&mut self.store, request, cx).await;
         self.leave(result)
     }
 
@@ -309,11 +289,7 @@ impl<B: Bridge> Instance<B> {
         cx: &CallContext,
     ) -> Result<Answer<Option<String>>, Fault> {
         self.enter(Some(scope), cancel)?;
-        let result = self
-            .guest
-            .octet_extension_guest()
-            .call_collect_menu(&mut self.store, cx)
-            .await;
+        let result = self.guest.collect_menu(&mut self.store, cx).await;
         self.leave(result)
     }
 
@@ -323,21 +299,13 @@ impl<B: Bridge> Instance<B> {
         event: &LifecycleEvent,
     ) -> Result<(), Fault> {
         self.enter(None, cancel)?;
-        let result = self
-            .guest
-            .octet_extension_guest()
-            .call_on_lifecycle(&mut self.store, event)
-            .await;
+        let result = self.guest.on_lifecycle(&mut self.store, event).await;
         self.leave(result)
     }
 
     pub async fn on_shutdown(&mut self, cancel: CancelToken) -> Result<Answer<()>, Fault> {
         self.enter(None, cancel)?;
-        let result = self
-            .guest
-            .octet_extension_guest()
-            .call_on_shutdown(&mut self.store)
-            .await;
+        let result = self.guest.on_shutdown(&mut self.store).await;
         self.leave(result)
     }
 }

@@ -7,6 +7,7 @@
 //! protocol layer implements.
 
 pub mod cache;
+mod convert;
 pub mod engine;
 pub mod instance;
 pub mod limits;
@@ -15,11 +16,14 @@ pub mod offline;
 pub mod output;
 pub mod sandbox;
 pub mod v0_2;
+pub mod v0_4;
+pub mod versions;
 
 pub use instance::{Fault, Instance};
 pub use limits::Limits;
 pub use sandbox::{FsAccess, Sandbox};
-pub use v0_2::types;
+pub use v0_4::types;
+pub use versions::WitVersion;
 
 use crate::cancel::CancelToken;
 use std::future::Future;
@@ -228,7 +232,7 @@ fn no_service(what: &str) -> types::GuestError {
 /// A loaded component, ready to make instances.
 pub struct Runtime<B: Bridge> {
     engine: Engine,
-    pre: v0_2::ExtensionPre<instance::StoreState<B>>,
+    pre: versions::Pre<instance::StoreState<B>>,
     limits: Limits,
     /// Keeps the epoch ticker alive exactly as long as the runtime.
     _ticker: engine::EpochTicker,
@@ -293,28 +297,36 @@ impl<B: Bridge> Runtime<B> {
     /// The engine and compiled component, for reading the component's
     /// import and export names (author tools).
     pub fn component(&self) -> (&Engine, &Component) {
-        (&self.engine, self.pre.instance_pre().component())
+        (&self.engine, self.pre.component())
+    }
+
+    /// The WIT version the component was built against.
+    pub fn wit_version(&self) -> WitVersion {
+        self.pre.version()
     }
 }
 
+/// Links `component` with WASI and the octet imports of the WIT version
+/// its guest export names, never another version's: a component that
+/// imports a different version than it exports does not link.
 fn link<B: Bridge>(
     engine: &Engine,
     component: &Component,
-) -> anyhow::Result<v0_2::ExtensionPre<instance::StoreState<B>>> {
+) -> anyhow::Result<versions::Pre<instance::StoreState<B>>> {
+    let version = WitVersion::of(engine, component)?;
     let mut linker: Linker<instance::StoreState<B>> = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)
         .map_err(|err| anyhow::anyhow!("cannot link WASI: {err}"))?;
     links::refuse_links(&mut linker)
         .map_err(|err| anyhow::anyhow!("cannot replace the WASI link calls: {err}"))?;
-    v0_2::add_to_linker(&mut linker)?;
+    version.add_to_linker(&mut linker)?;
     let pre = linker.instantiate_pre(component).map_err(|err| {
         anyhow::anyhow!(
-            "the component does not fit octet:extension@0.2.0 (world `extension`) or imports something the shim does not provide: {err:#}"
+            "the component does not fit octet:extension@{} (world `extension`) or imports something the shim does not provide: {err:#}",
+            version.as_str()
         )
     })?;
-    v0_2::ExtensionPre::new(pre).map_err(|err| {
-        anyhow::anyhow!("the component does not export octet:extension/guest@0.2.0: {err:#}")
-    })
+    versions::Pre::new(version, pre)
 }
 
 /// The cancellation handle and scope a guest call runs under.

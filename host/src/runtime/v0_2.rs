@@ -1,12 +1,17 @@
-//! Bindings for `octet:extension@0.2.0` and the host side of its imports.
+//! Bindings for `octet:extension@0.2.0` (released, never edited), so
+//! components built against it keep loading.
 //!
-//! The generated types of the newest WIT version are the types the rest of
-//! the shim uses (re-exported as [`types`]). When the WIT changes
-//! incompatibly, the new version gets its own module and this one converts
-//! into it, so components built against older versions keep loading.
+//! Nothing here decides anything: each import converts its values into the
+//! newest version's types and calls the same [`Bridge`] method as
+//! [`super::v0_4`], and each export call converts the shim's values into
+//! 0.2.0 and the answer back. What 0.2.0 cannot express gets its neutral
+//! value (no prompt metadata, no 0.4 hook extras).
 
 use super::Bridge;
+use super::convert::{Convert, cases, records};
 use super::instance::StoreState;
+use super::types as shim;
+use wasmtime::Store;
 use wasmtime::component::{HasSelf, Linker};
 
 wasmtime::component::bindgen!({
@@ -16,118 +21,383 @@ wasmtime::component::bindgen!({
     exports: { default: async },
 });
 
-/// The WIT types under short names.
-pub mod types {
-    pub use super::exports::octet::extension::guest::Guest;
-    pub use super::octet::extension::agents::{
-        AgentRecord, AgentStatus, AgentTool, FollowUpDelivery, FollowedUp, Interrupted, ModelInfo,
-        ModelList, ModelSelection, Snapshot as AgentSnapshot, SpawnPolicy, SpawnRequest, Spawned,
-        Steered, SteeringDelivery, Waited,
-    };
-    pub use super::octet::extension::cancellation;
-    pub use super::octet::extension::host::LogLevel;
-    pub use super::octet::extension::policy::{Decision, Intent, Verdict};
-    pub use super::octet::extension::tools_catalog::CatalogUpdate;
-    pub use super::octet::extension::types::{
-        AudioPart, CallContext, CommandDefinition, CommandResult, Confirmation, ContentPart,
-        ContextItem, Description, Disposition, Error as GuestError, HookResult, ImagePart,
-        InitParams, LifecycleEvent, LifecycleKind, Notification, NotifyLevel, OutputStream,
-        PersistenceMetadata, Placement, ProgressDecoration, ProgressEvent, ProgressOutput,
-        ProgressStatus, RenderRequest, RescanDecision, ResourceOwner, RetryDecision, RpcError,
-        Segment, StatusItem, ToolCall, ToolDefinition, ToolResult,
-    };
-}
+use super::v0_4::octet::extension::{
+    agents as na, host as nh, policy as np, tools_catalog as nc, types as nt,
+};
+use octet::extension::{agents as oa, host as oh, policy as op, tools_catalog as oc, types as ot};
 
-use types::*;
-
-/// Adds the extension's imports to `linker`.
+/// Adds the 0.2.0 imports to `linker`.
 pub fn add_to_linker<B: Bridge>(linker: &mut Linker<StoreState<B>>) -> anyhow::Result<()> {
     Extension::add_to_linker::<StoreState<B>, HasSelf<StoreState<B>>>(linker, |state| state)
-        .map_err(|err| anyhow::anyhow!("cannot link the octet imports: {err}"))
+        .map_err(|err| anyhow::anyhow!("cannot link the octet:extension@0.2.0 imports: {err}"))
 }
 
-impl<B: Bridge> octet::extension::types::Host for StoreState<B> {}
+// ----- values the guest hands the shim (0.2.0 -> newest) ---------------
 
-impl<B: Bridge> octet::extension::host::Host for StoreState<B> {
-    async fn log(&mut self, level: LogLevel, message: String, fields: Option<String>) {
-        self.bridge.log(level, message, fields);
+records! {
+    ot::Description => nt::Description {
+        name, tools, commands, hooks, context, status_surfaces, renderers, menu, lifecycle,
+        max_concurrency, features,
+    }
+    ot::CommandDefinition => nt::CommandDefinition { name, description, usage }
+    ot::RpcError => nt::RpcError { code, message, data }
+    ot::ToolResult => nt::ToolResult { content, structured_content, is_error, metadata }
+    ot::ImagePart => nt::ImagePart { artifact_id, mime_type, alt }
+    ot::AudioPart => nt::AudioPart { artifact_id, mime_type, transcript }
+    ot::CommandResult => nt::CommandResult { text, notifications, context }
+    ot::Notification => nt::Notification { level, title, message }
+    ot::ContextItem => nt::ContextItem { label, content, placement }
+    ot::PersistenceMetadata => nt::PersistenceMetadata { value, public }
+    ot::StatusItem => nt::StatusItem { surface, text, style_role, priority }
+    ot::Segment => nt::Segment { text, style_role }
+    ot::Confirmation => nt::Confirmation { prompt, detail, destructive, default }
+    ot::ProgressStatus => nt::ProgressStatus { message, current, total, unit }
+    ot::ProgressOutput => nt::ProgressOutput { stream, data }
+    ot::ProgressDecoration => nt::ProgressDecoration { label, detail }
+    ot::ResourceOwner => nt::ResourceOwner { session_id, extension_instance_id, process_generation }
+    op::Intent => np::Intent { kind, operation, target, data_classes, read_only, destructive }
+    oa::SpawnRequest => na::SpawnRequest {
+        task_name, profile, fingerprint, message, idempotency_key, policy,
+    }
+    oa::SpawnPolicy => na::SpawnPolicy {
+        tools, max_concurrent_children, max_turns, max_tokens, max_cost_microdollars,
+        max_output_bytes, timeout_ms, model_selection,
+    }
+    oa::ModelSelection => na::ModelSelection { provider, model, reasoning }
+}
+
+cases! {
+    ot::LifecycleKind => nt::LifecycleKind {
+        SessionStarted, SessionSettled, TurnStarted, TurnSettled, ToolStarted, ToolSettled,
+    }
+    ot::Error => nt::Error { InvalidParams(text), Cancelled, Failed(text), Rpc(error) }
+    ot::ContentPart => nt::ContentPart { Text(text), Image(image), Audio(audio) }
+    ot::NotifyLevel => nt::NotifyLevel { Info, Success, Warning, Error }
+    ot::Placement => nt::Placement { SystemPrefix, SystemSuffix, PromptPrefix, PromptSuffix }
+    ot::Disposition => nt::Disposition { Continue, Deny(reason) }
+    ot::RetryDecision => nt::RetryDecision { Retry, Stop, Delay(ms) }
+    ot::RescanDecision => nt::RescanDecision { NoRescan, RequestRescan(ids) }
+    ot::ProgressEvent => nt::ProgressEvent { Status(s), Output(o), Decoration(d) }
+    ot::OutputStream => nt::OutputStream { Stdout, Stderr }
+    oh::LogLevel => nh::LogLevel { Debug, Info, Warning, Error }
+    oa::AgentTool => na::AgentTool { Read, Search, Edit, Write, Bash }
+}
+
+/// 0.2.0 tools carry no prompt metadata.
+impl Convert<nt::ToolDefinition> for ot::ToolDefinition {
+    fn convert(self) -> nt::ToolDefinition {
+        nt::ToolDefinition {
+            name: self.name,
+            description: self.description,
+            parameters: self.parameters,
+            output_schema: self.output_schema,
+            prompt_snippet: None,
+            prompt_guidelines: Vec::new(),
+        }
+    }
+}
+
+/// 0.2.0 hook results have none of the 0.4 hooks' extras.
+impl Convert<nt::HookResult> for ot::HookResult {
+    fn convert(self) -> nt::HookResult {
+        nt::HookResult {
+            disposition: self.disposition.convert(),
+            context: self.context.convert(),
+            notifications: self.notifications.convert(),
+            provider_retry: self.provider_retry.convert(),
+            persistence_metadata: self.persistence_metadata.convert(),
+            post_mutation: self.post_mutation.convert(),
+            cache_warming: None,
+            compaction_frames: Vec::new(),
+            provider_payload: None,
+            provider_headers: Vec::new(),
+        }
+    }
+}
+
+// ----- values the shim hands the guest (newest -> 0.2.0) ---------------
+
+records! {
+    nt::InitParams => ot::InitParams { api_version, features, workspace, initialize }
+    nt::ToolCall => ot::ToolCall { name, arguments, catalog_revision }
+    nt::CallContext => ot::CallContext {
+        request_id, workspace, execution_scope, resource_owner, host,
+    }
+    nt::ResourceOwner => ot::ResourceOwner { session_id, extension_instance_id, process_generation }
+    nt::RenderRequest => ot::RenderRequest { name, arguments, output, is_error }
+    nt::LifecycleEvent => ot::LifecycleEvent {
+        kind, session_id, run_id, turn_id, tool_call_id, tool_name, outcome, duration_ms, reason,
+    }
+    nt::RpcError => ot::RpcError { code, message, data }
+    nc::CatalogUpdate => oc::CatalogUpdate { revision, tools }
+    np::Verdict => op::Verdict { decision, approval_token }
+    na::Spawned => oa::Spawned { agent_id, agent_path, status, details }
+    na::AgentStatus => oa::AgentStatus { state, output, error }
+    na::Steered => oa::Steered { delivered_to, delivery }
+    na::FollowedUp => oa::FollowedUp { agent_id, agent_path, delivery }
+    na::Snapshot => oa::Snapshot { principal, resource_owner, persistence_error, agents }
+    na::AgentRecord => oa::AgentRecord { agent_id, agent_path, status, details }
+    na::Waited => oa::Waited { timed_out, snapshot }
+    na::Interrupted => oa::Interrupted { agent_id, agent_path, previous_status, interrupt_requested }
+    na::ModelList => oa::ModelList { models, truncated }
+    na::ModelInfo => oa::ModelInfo {
+        model, provider, display_name, reasoning, context_window, max_output_tokens,
+    }
+}
+
+cases! {
+    nt::LifecycleKind => ot::LifecycleKind {
+        SessionStarted, SessionSettled, TurnStarted, TurnSettled, ToolStarted, ToolSettled,
+    }
+    nt::Error => ot::Error { InvalidParams(text), Cancelled, Failed(text), Rpc(error) }
+    np::Decision => op::Decision { Allow, Ask, Deny }
+    na::SteeringDelivery => oa::SteeringDelivery { Steering, Queued }
+    na::FollowUpDelivery => oa::FollowUpDelivery { FollowUp, NewRun }
+}
+
+// ----- the guest's exports -------------------------------------------
+
+/// The guest's answer in the shim's types.
+type Answer<T> = wasmtime::Result<Result<T, shim::GuestError>>;
+
+/// Calls of a 0.2.0 guest's exports, with the shim's types on both sides.
+pub struct Exports(pub(super) Extension);
+
+impl Exports {
+    fn guest(&self) -> &exports::octet::extension::guest::Guest {
+        self.0.octet_extension_guest()
     }
 
-    async fn notify(&mut self, notification: Notification) -> Result<(), GuestError> {
-        let bridge = self.bridge.clone();
-        bridge.notify(self.scope(), notification).await
+    pub async fn describe<T: Send>(
+        &self,
+        store: &mut Store<T>,
+    ) -> wasmtime::Result<shim::Description> {
+        Ok(self.guest().call_describe(store).await?.convert())
     }
 
-    async fn confirm(&mut self, request: Confirmation) -> Result<bool, GuestError> {
+    pub async fn init<T: Send>(
+        &self,
+        store: &mut Store<T>,
+        params: &shim::InitParams,
+    ) -> Answer<()> {
+        let params: ot::InitParams = params.clone().convert();
+        Ok(self.guest().call_init(store, &params).await?.convert())
+    }
+
+    pub async fn call_tool<T: Send>(
+        &self,
+        store: &mut Store<T>,
+        call: &shim::ToolCall,
+        cx: &shim::CallContext,
+    ) -> Answer<shim::ToolResult> {
+        let (call, cx): (ot::ToolCall, ot::CallContext) =
+            (call.clone().convert(), cx.clone().convert());
+        Ok(self
+            .guest()
+            .call_call_tool(store, &call, &cx)
+            .await?
+            .convert())
+    }
+
+    pub async fn execute_command<T: Send>(
+        &self,
+        store: &mut Store<T>,
+        name: &str,
+        arguments: &[String],
+        cx: &shim::CallContext,
+    ) -> Answer<shim::CommandResult> {
+        let cx: ot::CallContext = cx.clone().convert();
+        Ok(self
+            .guest()
+            .call_execute_command(store, name, arguments, &cx)
+            .await?
+            .convert())
+    }
+
+    pub async fn run_hook<T: Send>(
+        &self,
+        store: &mut Store<T>,
+        hook: &str,
+        payload: &str,
+        cx: &shim::CallContext,
+    ) -> Answer<shim::HookResult> {
+        let cx: ot::CallContext = cx.clone().convert();
+        Ok(self
+            .guest()
+            .call_run_hook(store, hook, &payload.to_owned(), &cx)
+            .await?
+            .convert())
+    }
+
+    pub async fn collect_context<T: Send>(
+        &self,
+        store: &mut Store<T>,
+        prompt: Option<&str>,
+        cx: &shim::CallContext,
+    ) -> Answer<Vec<shim::ContextItem>> {
+        let cx: ot::CallContext = cx.clone().convert();
+        Ok(self
+            .guest()
+            .call_collect_context(store, prompt, &cx)
+            .await?
+            .convert())
+    }
+
+    pub async fn collect_status<T: Send>(
+        &self,
+        store: &mut Store<T>,
+        surface: &str,
+        cx: &shim::CallContext,
+    ) -> Answer<Option<shim::StatusItem>> {
+        let cx: ot::CallContext = cx.clone().convert();
+        Ok(self
+            .guest()
+            .call_collect_status(store, surface, &cx)
+            .await?
+            .convert())
+    }
+
+    pub async fn render_tool<T: Send>(
+        &self,
+        store: &mut Store<T>,
+        request: &shim::RenderRequest,
+        cx: &shim::CallContext,
+    ) -> Answer<Vec<shim::Segment>> {
+        let (request, cx): (ot::RenderRequest, ot::CallContext) =
+            (request.clone().convert(), cx.clone().convert());
+        Ok(self
+            .guest()
+            .call_render_tool(store, &request, &cx)
+            .await?
+            .convert())
+    }
+
+    pub async fn collect_menu<T: Send>(
+        &self,
+        store: &mut Store<T>,
+        cx: &shim::CallContext,
+    ) -> Answer<Option<String>> {
+        let cx: ot::CallContext = cx.clone().convert();
+        Ok(self.guest().call_collect_menu(store, &cx).await?.convert())
+    }
+
+    pub async fn on_lifecycle<T: Send>(
+        &self,
+        store: &mut Store<T>,
+        event: &shim::LifecycleEvent,
+    ) -> wasmtime::Result<()> {
+        let event: ot::LifecycleEvent = event.clone().convert();
+        self.guest().call_on_lifecycle(store, &event).await
+    }
+
+    pub async fn on_shutdown<T: Send>(&self, store: &mut Store<T>) -> Answer<()> {
+        Ok(self.guest().call_on_shutdown(store).await?.convert())
+    }
+}
+
+// ----- the host side of the imports ----------------------------------
+
+impl<B: Bridge> ot::Host for StoreState<B> {}
+
+impl<B: Bridge> oh::Host for StoreState<B> {
+    async fn log(&mut self, level: oh::LogLevel, message: String, fields: Option<String>) {
+        self.bridge.log(level.convert(), message, fields);
+    }
+
+    async fn notify(&mut self, notification: ot::Notification) -> Result<(), ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.confirm(self.scope(), request).await
+        bridge
+            .notify(self.scope(), notification.convert())
+            .await
+            .convert()
+    }
+
+    async fn confirm(&mut self, request: ot::Confirmation) -> Result<bool, ot::Error> {
+        let bridge = self.bridge.clone();
+        bridge
+            .confirm(self.scope(), request.convert())
+            .await
+            .convert()
     }
 
     async fn request_input(
         &mut self,
         prompt: String,
         secret: bool,
-    ) -> Result<Option<String>, GuestError> {
+    ) -> Result<Option<String>, ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.request_input(self.scope(), prompt, secret).await
+        bridge
+            .request_input(self.scope(), prompt, secret)
+            .await
+            .convert()
     }
 
-    async fn progress(&mut self, event: ProgressEvent) -> Result<(), GuestError> {
+    async fn progress(&mut self, event: ot::ProgressEvent) -> Result<(), ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.progress(self.scope(), event).await
+        bridge
+            .progress(self.scope(), event.convert())
+            .await
+            .convert()
     }
 
-    async fn contribute_context(&mut self, item: ContextItem) -> Result<(), GuestError> {
+    async fn contribute_context(&mut self, item: ot::ContextItem) -> Result<(), ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.contribute_context(item).await
+        bridge.contribute_context(item.convert()).await.convert()
     }
 
-    async fn contribute_status(&mut self, item: StatusItem) -> Result<(), GuestError> {
+    async fn contribute_status(&mut self, item: ot::StatusItem) -> Result<(), ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.contribute_status(item).await
+        bridge.contribute_status(item.convert()).await.convert()
     }
 }
 
 impl<B: Bridge> octet::extension::artifacts::Host for StoreState<B> {
-    async fn publish(&mut self, mime_type: String, data: Vec<u8>) -> Result<String, GuestError> {
+    async fn publish(&mut self, mime_type: String, data: Vec<u8>) -> Result<String, ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.publish_artifact(self.scope(), mime_type, data).await
+        bridge
+            .publish_artifact(self.scope(), mime_type, data)
+            .await
+            .convert()
     }
 }
 
-impl<B: Bridge> octet::extension::tools_catalog::Host for StoreState<B> {
-    async fn register(&mut self, tools: Vec<ToolDefinition>) -> Result<CatalogUpdate, GuestError> {
+impl<B: Bridge> oc::Host for StoreState<B> {
+    async fn register(
+        &mut self,
+        tools: Vec<ot::ToolDefinition>,
+    ) -> Result<oc::CatalogUpdate, ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.register_tools(tools).await
+        bridge.register_tools(tools.convert()).await.convert()
     }
 
-    async fn unregister(&mut self, names: Vec<String>) -> Result<CatalogUpdate, GuestError> {
+    async fn unregister(&mut self, names: Vec<String>) -> Result<oc::CatalogUpdate, ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.unregister_tools(names).await
+        bridge.unregister_tools(names).await.convert()
     }
 
-    async fn current(&mut self) -> CatalogUpdate {
-        self.bridge.current_catalog()
+    async fn current(&mut self) -> oc::CatalogUpdate {
+        self.bridge.current_catalog().convert()
     }
 }
 
 impl<B: Bridge> octet::extension::secrets::Host for StoreState<B> {
-    async fn get(&mut self, name: String) -> Result<String, GuestError> {
+    async fn get(&mut self, name: String) -> Result<String, ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.get_secret(self.scope(), name).await
+        bridge.get_secret(self.scope(), name).await.convert()
     }
 }
 
-impl<B: Bridge> octet::extension::policy::Host for StoreState<B> {
+impl<B: Bridge> op::Host for StoreState<B> {
     async fn evaluate(
         &mut self,
-        intent: Intent,
+        intent: op::Intent,
         approval_token: Option<String>,
-    ) -> Result<Verdict, GuestError> {
+    ) -> Result<op::Verdict, ot::Error> {
         let bridge = self.bridge.clone();
         bridge
-            .evaluate_policy(self.scope(), intent, approval_token)
+            .evaluate_policy(self.scope(), intent.convert(), approval_token)
             .await
+            .convert()
     }
 }
 
@@ -135,57 +405,70 @@ impl<B: Bridge> octet::extension::presentation::Host for StoreState<B> {
     async fn update(
         &mut self,
         snapshot: String,
-        owner: Option<ResourceOwner>,
-    ) -> Result<(), GuestError> {
+        owner: Option<ot::ResourceOwner>,
+    ) -> Result<(), ot::Error> {
         let bridge = self.bridge.clone();
         bridge
-            .update_presentation(self.scope(), snapshot, owner)
+            .update_presentation(self.scope(), snapshot, owner.convert())
             .await
+            .convert()
     }
 }
 
-impl<B: Bridge> octet::extension::agents::Host for StoreState<B> {
-    async fn spawn(&mut self, request: SpawnRequest) -> Result<Spawned, GuestError> {
+impl<B: Bridge> oa::Host for StoreState<B> {
+    async fn spawn(&mut self, request: oa::SpawnRequest) -> Result<oa::Spawned, ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.spawn_agent(self.scope(), request).await
+        bridge
+            .spawn_agent(self.scope(), request.convert())
+            .await
+            .convert()
     }
 
-    async fn send(&mut self, target: String, message: String) -> Result<Steered, GuestError> {
+    async fn send(&mut self, target: String, message: String) -> Result<oa::Steered, ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.steer_agent(self.scope(), target, message).await
+        bridge
+            .steer_agent(self.scope(), target, message)
+            .await
+            .convert()
     }
 
     async fn follow_up(
         &mut self,
         target: String,
         message: String,
-    ) -> Result<FollowedUp, GuestError> {
+    ) -> Result<oa::FollowedUp, ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.follow_up_agent(self.scope(), target, message).await
+        bridge
+            .follow_up_agent(self.scope(), target, message)
+            .await
+            .convert()
     }
 
-    async fn list_agents(&mut self) -> Result<AgentSnapshot, GuestError> {
+    async fn list_agents(&mut self) -> Result<oa::Snapshot, ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.list_agents(self.scope()).await
+        bridge.list_agents(self.scope()).await.convert()
     }
 
-    async fn wait(&mut self, timeout_ms: Option<u32>) -> Result<Waited, GuestError> {
+    async fn wait(&mut self, timeout_ms: Option<u32>) -> Result<oa::Waited, ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.wait_agents(self.scope(), timeout_ms).await
+        bridge.wait_agents(self.scope(), timeout_ms).await.convert()
     }
 
-    async fn interrupt(&mut self, target: String) -> Result<Interrupted, GuestError> {
+    async fn interrupt(&mut self, target: String) -> Result<oa::Interrupted, ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.interrupt_agent(self.scope(), target).await
+        bridge.interrupt_agent(self.scope(), target).await.convert()
     }
 
     async fn list_models(
         &mut self,
         query: Option<String>,
         limit: Option<u32>,
-    ) -> Result<ModelList, GuestError> {
+    ) -> Result<oa::ModelList, ot::Error> {
         let bridge = self.bridge.clone();
-        bridge.list_agent_models(self.scope(), query, limit).await
+        bridge
+            .list_agent_models(self.scope(), query, limit)
+            .await
+            .convert()
     }
 }
 
@@ -199,10 +482,6 @@ impl<B: Bridge> octet::extension::cancellation::Host for StoreState<B> {
     }
 
     async fn sleep(&mut self, ms: u64) -> bool {
-        let cancel = self.cancel.clone();
-        tokio::select! {
-            () = cancel.cancelled() => true,
-            () = tokio::time::sleep(std::time::Duration::from_millis(ms)) => cancel.is_cancelled(),
-        }
+        super::v0_4::sleep(&self.cancel, ms).await
     }
 }
