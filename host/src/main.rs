@@ -40,6 +40,9 @@ enum Command {
     /// Create an extension project (manifest, a hello tool, a build
     /// script) from the templates built into this binary.
     New(author::new::NewArgs),
+    /// Where the guest SDKs are (`sdk path [LANG]`), and copying them out
+    /// of a checkout (`sdk install`), so `new` projects build anywhere.
+    Sdk(author::sdk::SdkArgs),
     /// Show what a component offers (tools with schemas, commands, hooks,
     /// ...), the WIT version it was built against, what it imports and the
     /// capabilities that implies, its size and SHA-256. Runs `describe`
@@ -48,9 +51,10 @@ enum Command {
     /// Write the extension.toml that matches a component, ready for octet.
     Manifest(author::manifest::ManifestArgs),
     /// Check a manifest (and its component) for everything octet or
-    /// octet-wasm would reject at start-up and for capabilities the
-    /// component imports but the manifest does not grant. Exit status 1
-    /// when there are problems.
+    /// octet-wasm would reject at start-up (problems: exit status 1), for
+    /// likely mistakes (warnings) and for capabilities the component
+    /// imports but the manifest does not grant (notes: they fail inside the
+    /// sandbox only if the code uses them).
     Check(author::check::CheckArgs),
     /// Store name, version, description, API version and default limits
     /// in the component's `octet-wasm-metadata` section, read by `manifest`
@@ -145,6 +149,7 @@ fn main() -> ExitCode {
         Command::Compile(args) => compile(args),
         Command::Demo(args) => demo(args),
         Command::New(args) => author_tool("new", author::new::run(args)),
+        Command::Sdk(args) => author_tool("sdk", author::sdk::run(args)),
         Command::Inspect(args) => author_tool("inspect", author::inspect::run(args)),
         Command::Manifest(args) => author_tool("manifest", author::manifest::run(args)),
         Command::EmbedMetadata(args) => {

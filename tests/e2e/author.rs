@@ -1,4 +1,5 @@
-//! Author tools through the real binary: `new`, `inspect`, `manifest`,
+//! Author tools through the real binary: `new` (projects that build where
+//! they are moved), `sdk`, `inspect`, `manifest`,
 //! `check`, `embed-metadata`, and `run` honouring the metadata and refusing
 //! a tampered component under `--sha256`.
 
@@ -53,7 +54,14 @@ fn toml_file(path: &Path) -> toml::Table {
 
 #[test]
 fn every_author_command_has_help() {
-    for command in ["new", "inspect", "manifest", "check", "embed-metadata"] {
+    for command in [
+        "new",
+        "sdk",
+        "inspect",
+        "manifest",
+        "check",
+        "embed-metadata",
+    ] {
         let help = ok(&[command, "--help"]);
         assert!(help.contains("Usage: octet-wasm"), "{command}: {help}");
     }
@@ -197,15 +205,19 @@ fn manifest_grants_what_the_probe_imports() {
         toml_file(&manifest)["capabilities"]["network"].as_bool(),
         Some(false)
     );
-    // Without --deny, check calls the withheld network a problem.
-    let output = octet_wasm(&["check", text(&manifest)]);
-    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    // Without --deny, check notes the withheld network; it is no problem.
+    let report = ok(&["check", text(&manifest)]);
     assert!(
-        stdout(&output).contains("capabilities.network"),
-        "{}",
-        stdout(&output)
+        report.contains("note: ")
+            && report.contains("capabilities.network")
+            && report.contains("0 problem(s), 0 warning(s), 1 note(s)"),
+        "{report}"
     );
-    ok(&["check", text(&manifest), "--deny", "network"]);
+    let report = ok(&["check", text(&manifest), "--deny", "network"]);
+    assert!(
+        report.contains("0 problem(s), 0 warning(s), 0 note(s)"),
+        "{report}"
+    );
     // API 0.1 cannot carry a concurrent guest.
     let refused = octet_wasm(&["manifest", text(&wasm), "--api-version", "0.1"]);
     assert_eq!(refused.status.code(), Some(2));
@@ -336,8 +348,10 @@ fn check_catches_each_mismatch_kind() {
     );
 }
 
+/// An import the manifest does not grant is a note (exit 0): it fails only
+/// inside the sandbox, and only if the code uses it.
 #[test]
-fn check_finds_ungranted_capabilities() {
+fn check_notes_ungranted_capabilities() {
     let dir = TempDir::new().unwrap();
     let wasm = copy_component("probe", dir.path());
     let manifest = dir.path().join("extension.toml");
@@ -351,16 +365,36 @@ fn check_finds_ungranted_capabilities() {
         "--deny",
         "network",
     ]);
-    let output = octet_wasm(&["check", text(&manifest)]);
-    let report = stdout(&output);
-    assert_eq!(output.status.code(), Some(1));
+    let report = ok(&["check", text(&manifest)]);
+    for (field, import) in [
+        ("capabilities.filesystem", "wasi:filesystem/"),
+        ("capabilities.network", "wasi:sockets/"),
+    ] {
+        let line = report
+            .lines()
+            .find(|line| line.contains(field))
+            .unwrap_or_else(|| panic!("no {field} in\n{report}"));
+        assert!(
+            line.starts_with("note: ")
+                && line.contains(import)
+                && line.contains("fails inside the sandbox"),
+            "{line}"
+        );
+    }
     assert!(
-        report.contains("capabilities.filesystem") && report.contains("wasi:filesystem/"),
+        report.contains("0 problem(s), 0 warning(s), 2 note(s)"),
         "{report}"
     );
+    // A real problem beside the notes still fails the check.
+    let mut broken = toml_file(&manifest);
+    broken.insert("homepage".into(), toml::Value::from("https://example.com"));
+    std::fs::write(&manifest, toml::to_string(&broken).unwrap()).unwrap();
+    let output = octet_wasm(&["check", text(&manifest)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
     assert!(
-        report.contains("capabilities.network") && report.contains("wasi:sockets/"),
-        "{report}"
+        stdout(&output).contains("1 problem(s), 0 warning(s), 2 note(s)"),
+        "{}",
+        stdout(&output)
     );
 }
 
@@ -452,96 +486,79 @@ fn run_takes_default_limits_from_metadata_and_the_command_line_wins() {
     );
 }
 
-#[test]
-fn new_rust_project_builds_and_passes_check() {
+/// Runs a project's `./build` with this octet-wasm first on PATH (the
+/// script asks it for the SDK and runs `check`), `env` added; returns the
+/// output of both streams.
+fn build_project(project: &Path, env: &[(&str, &Path)]) -> String {
     let root = repo_root();
-    let work = TempDir::new().unwrap();
-    let project = work.path().join("greeter");
-    ok(&[
-        "new",
-        "--lang",
-        "rust",
-        "greeter",
-        "--dir",
-        text(&project),
-        "--sdk",
-        text(&root.join("guest-sdk/rust")),
-    ]);
-    let cargo_toml = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
+    let bin_dir = shim_binary().parent().unwrap().to_owned();
+    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let mut command = Command::new(project.join("build"));
+    command
+        .env("PATH", path)
+        .env_remove("OCTET_WASM_SDK_DIR")
+        .env(
+            "OCTET_WASM_PYTHON",
+            root.join("target/python-venv/bin/python"),
+        )
+        // Rust: the repository's lock file (copied in) and its guest target
+        // directory, so the dependencies are the ones already built, offline.
+        .env("CARGO_NET_OFFLINE", "true")
+        .env("CARGO_TARGET_DIR", root.join("target").join("guest-build"));
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let build = command.output().expect("./build starts");
+    let log = format!("{}\n{}", stdout(&build), stderr(&build));
     assert!(
-        cargo_toml.contains(&format!(
-            "path = \"{}\"",
-            root.join("guest-sdk/rust")
-                .canonicalize()
-                .unwrap()
-                .display()
-        )),
-        "{cargo_toml}"
+        build.status.success(),
+        "{}: ./build failed ({}):\n{log}",
+        project.display(),
+        build.status
     );
-    // The repository's lock file: the same dependency versions, offline.
-    std::fs::copy(root.join("Cargo.lock"), project.join("Cargo.lock")).unwrap();
-    let target = root.join("target").join("guest-build");
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args([
-            "build",
-            "--offline",
-            "--target",
-            "wasm32-wasip2",
-            "--release",
-        ])
-        .env("CARGO_TARGET_DIR", &target)
-        .current_dir(&project)
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "the scaffold builds");
-    let wasm = project.join("greeter.wasm");
-    std::fs::copy(target.join("wasm32-wasip2/release/greeter.wasm"), &wasm).unwrap();
-    let report = ok(&["check", text(&project.join("extension.toml"))]);
-    assert!(report.contains("0 problem(s)"), "{report}");
-    let inspected: Value = serde_json::from_str(&ok(&["inspect", text(&wasm), "--json"])).unwrap();
-    assert_eq!(inspected["description"]["tools"][0]["name"], "hello");
-    assert_eq!(inspected["description"]["name"], "greeter");
-    // A second `new` into the same directory is refused.
-    let again = octet_wasm(&[
-        "new",
-        "--lang",
-        "rust",
-        "greeter",
-        "--dir",
-        text(&project),
-        "--sdk",
-        text(&root.join("guest-sdk/rust")),
-    ]);
-    assert_eq!(again.status.code(), Some(2));
     assert!(
-        stderr(&again).contains("already exists"),
-        "{}",
-        stderr(&again)
+        log.contains("0 problem(s), 0 warning(s)"),
+        "./build runs check:\n{log}"
     );
+    log
 }
 
-/// The SDK check: a directory that is not the language's SDK is refused
-/// before anything is written.
-#[test]
-fn new_refuses_the_wrong_sdk() {
-    let work = TempDir::new().unwrap();
-    let output = octet_wasm(&[
-        "new",
-        "--lang",
-        "python",
-        "demo",
-        "--dir",
-        text(&work.path().join("demo")),
-        "--sdk",
-        text(&repo_root().join("guest-sdk/rust")),
-    ]);
-    assert_eq!(output.status.code(), Some(2));
-    let message = stderr(&output);
-    assert!(
-        message.contains("is not the python guest SDK (no build.py in it)"),
-        "{message}"
-    );
-    assert!(!work.path().join("demo").exists());
+/// Copies a project tree, links as links (moving it, across file systems).
+fn move_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type().unwrap();
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&source).unwrap(), &target).unwrap();
+        } else if kind.is_dir() {
+            move_tree(&source, &target);
+        } else {
+            std::fs::copy(&source, &target).unwrap();
+        }
+    }
+    std::fs::remove_dir_all(from).unwrap();
+}
+
+/// Every file of the project (links and build output aside) as text.
+fn project_texts(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let kind = entry.file_type().unwrap();
+        let name = entry.file_name();
+        if kind.is_symlink() || name == "target" || name == "node_modules" {
+            continue;
+        }
+        if kind.is_dir() {
+            project_texts(&entry.path(), out);
+        } else if let Ok(text) = std::fs::read_to_string(entry.path()) {
+            out.push((entry.path(), text));
+        }
+    }
 }
 
 /// Installs `lang`'s build toolchain with `scripts/build-guests-<lang>` (as
@@ -549,6 +566,7 @@ fn new_refuses_the_wrong_sdk() {
 fn ensure_toolchain(lang: &str) {
     let root = repo_root();
     let ready = match lang {
+        "rust" => return,
         "python" => root
             .join("target/python-venv/bin/componentize-py")
             .is_file(),
@@ -579,70 +597,87 @@ fn ensure_toolchain(lang: &str) {
     );
 }
 
-/// `new --lang LANG`, then the project's own `./build` (with this
-/// octet-wasm first on PATH, so the script's `check` runs too), `check`
-/// with the `--deny` flags for the runtime's unused WASI imports, and a
-/// real initialize and `hello` call through hostsim.
-fn new_project_builds_and_runs(lang: &str, deny: &[&str]) {
+/// The SDK a moved project builds against: a copy from `sdk install` (what
+/// `scripts/install` leaves in the user's home), except for C, whose copy
+/// would first build the componentize helper from scratch (minutes), so C
+/// uses the checkout named by the variable.
+fn sdk_for_moved_project(lang: &str, work: &Path) -> PathBuf {
+    if lang == "c" {
+        return repo_root();
+    }
+    let copy = work.join("sdk-copy");
+    let report = ok(&[
+        "sdk",
+        "install",
+        "--from",
+        text(&repo_root()),
+        "--to",
+        text(&copy),
+    ]);
+    assert!(report.contains("installed the guest SDKs"), "{report}");
+    copy
+}
+
+/// `new --lang LANG` inside the checkout (the SDK link is relative), the
+/// project's own `./build`, plain `check` passing with notes for the
+/// runtime's unused WASI imports; then the project moved out of the
+/// checkout builds again against an SDK copy, and its `hello` tool answers
+/// through hostsim.
+fn new_project_builds_moves_and_runs(lang: &str, noted: &[&str]) {
     use crate::support::{Shim, expect_error, tool_text};
     use octet_wasm::hostsim::{ApiVersion, ManifestSpec};
 
     ensure_toolchain(lang);
     let root = repo_root();
-    let work = TempDir::new().unwrap();
+    let inside = tempfile::Builder::new()
+        .prefix("e2e-scaffold-")
+        .tempdir_in(root.join("target"))
+        .unwrap();
     let name = "my-greeter";
-    let project = work.path().join(name);
-    ok(&[
-        "new",
-        "--lang",
-        lang,
-        name,
-        "--dir",
-        text(&project),
-        "--sdk",
-        text(&root.join("guest-sdk").join(lang)),
-    ]);
-    let bin_dir = shim_binary().parent().unwrap().to_owned();
-    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .unwrap();
-    let build = Command::new(project.join("build"))
-        .env("PATH", path)
-        .env(
-            "OCTET_WASM_PYTHON",
-            root.join("target/python-venv/bin/python"),
-        )
+    let project = inside.path().join(name);
+    let created = Command::new(shim_binary())
+        .args(["new", "--lang", lang, name])
+        .current_dir(inside.path())
+        .env_remove("OCTET_WASM_SDK_DIR")
         .output()
-        .expect("./build starts");
-    let build_log = format!("{}\n{}", stdout(&build), stderr(&build));
-    assert!(
-        build.status.success(),
-        "{lang}: ./build failed ({}):\n{build_log}",
-        build.status
-    );
-    assert!(
-        build_log.contains("0 problem(s), 0 warning(s)"),
-        "{lang}: ./build runs check:\n{build_log}"
-    );
-    let wasm = project.join(format!("{name}.wasm"));
-    assert!(wasm.is_file(), "{lang}: no {}", wasm.display());
-
-    let manifest = project.join("extension.toml");
-    let mut check = vec!["check", text(&manifest)];
-    for capability in deny {
-        check.extend(["--deny", capability]);
-    }
-    let report = ok(&check);
-    assert!(report.contains("0 problem(s), 0 warning(s)"), "{report}");
-    // The manifest withholds what the runtime imports but never uses.
-    let strict = octet_wasm(&["check", text(&manifest)]);
-    assert_eq!(strict.status.code(), Some(1), "{}", stdout(&strict));
-    for capability in deny {
+        .unwrap();
+    assert!(created.status.success(), "{}", stderr(&created));
+    // Nothing in the project names a place on this machine; the link is
+    // relative to the checkout it lives in.
+    let mut texts = Vec::new();
+    project_texts(&project, &mut texts);
+    assert!(texts.len() >= 5, "{texts:?}");
+    for (path, body) in &texts {
         assert!(
-            stdout(&strict).contains(&format!("capabilities.{capability}")),
-            "{}",
-            stdout(&strict)
+            !body.contains(text(&root)) && !body.contains("{{"),
+            "{}:\n{body}",
+            path.display()
+        );
+    }
+    let link = std::fs::read_link(project.join(".octet-sdk")).unwrap();
+    assert_eq!(link, PathBuf::from("../../.."), "{}", link.display());
+    if lang == "rust" {
+        // The repository's lock file: the same dependency versions, offline.
+        std::fs::copy(root.join("Cargo.lock"), project.join("Cargo.lock")).unwrap();
+    }
+    let log = build_project(&project, &[]);
+    let wasm = project.join(format!("{name}.wasm"));
+    assert!(wasm.is_file(), "{lang}: no {}\n{log}", wasm.display());
+
+    // Plain check: exit 0; the runtime's unused imports are notes.
+    let manifest = project.join("extension.toml");
+    let report = ok(&["check", text(&manifest)]);
+    assert!(
+        report.contains(&format!(
+            "0 problem(s), 0 warning(s), {} note(s)",
+            noted.len()
+        )),
+        "{report}"
+    );
+    for capability in noted {
+        assert!(
+            report.contains(&format!("capabilities.{capability}")),
+            "{report}"
         );
     }
     let written = toml_file(&manifest);
@@ -650,12 +685,31 @@ fn new_project_builds_and_runs(lang: &str, deny: &[&str]) {
     assert_eq!(written["capabilities"]["network"].as_bool(), Some(false));
     assert_eq!(written["capabilities"]["process"].as_bool(), Some(false));
 
+    // Moved out of the checkout, the old relative link leads nowhere; the
+    // next build links the SDK `octet-wasm sdk path` names there.
+    let work = TempDir::new().unwrap();
+    let moved = work.path().join("elsewhere").join(name);
+    move_tree(&project, &moved);
+    std::fs::remove_file(moved.join(format!("{name}.wasm"))).unwrap();
+    let sdk = sdk_for_moved_project(lang, work.path());
+    build_project(&moved, &[("OCTET_WASM_SDK_DIR", &sdk)]);
+    assert_eq!(
+        std::fs::read_link(moved.join(".octet-sdk")).unwrap(),
+        sdk.canonicalize().unwrap()
+    );
+    let wasm = moved.join(format!("{name}.wasm"));
+    assert!(
+        wasm.is_file(),
+        "{lang}: no {} after the move",
+        wasm.display()
+    );
+
     // Compiled ahead, as an installer would: the interpreters take seconds.
     ok(&["compile", text(&wasm)]);
     let spec = ManifestSpec::new(name, ApiVersion::V0_2)
         .description(written["description"].as_str().unwrap())
         .tools(&["hello"]);
-    let mut shim = Shim::start(&project, &format!("{name}.wasm"), spec);
+    let mut shim = Shim::start(&moved, &format!("{name}.wasm"), spec);
     let result = shim.initialize();
     assert_eq!(result["api_version"], "0.2", "{result}");
     let reply = shim.tool("hello", json!({"name": "octet"}));
@@ -666,16 +720,91 @@ fn new_project_builds_and_runs(lang: &str, deny: &[&str]) {
 }
 
 #[test]
-fn new_python_project_builds_runs_and_passes_check() {
-    new_project_builds_and_runs("python", &["filesystem", "network"]);
+fn new_rust_project_builds_moves_and_runs() {
+    new_project_builds_moves_and_runs("rust", &[]);
 }
 
 #[test]
-fn new_js_project_builds_runs_and_passes_check() {
-    new_project_builds_and_runs("js", &["filesystem"]);
+fn new_python_project_builds_moves_and_runs() {
+    new_project_builds_moves_and_runs("python", &["filesystem", "network"]);
 }
 
 #[test]
-fn new_c_project_builds_runs_and_passes_check() {
-    new_project_builds_and_runs("c", &["filesystem"]);
+fn new_js_project_builds_moves_and_runs() {
+    new_project_builds_moves_and_runs("js", &["filesystem"]);
+}
+
+#[test]
+fn new_c_project_builds_moves_and_runs() {
+    new_project_builds_moves_and_runs("c", &["filesystem"]);
+}
+
+/// A second `new` into the same directory, and a `new` with no SDK to link
+/// to, are refused before anything is written.
+#[test]
+fn new_refuses_a_used_directory_and_a_missing_sdk() {
+    let work = TempDir::new().unwrap();
+    let project = work.path().join("greeter");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("notes.txt"), "mine").unwrap();
+    let again = octet_wasm(&["new", "--lang", "rust", "greeter", "--dir", text(&project)]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("already exists"),
+        "{}",
+        stderr(&again)
+    );
+    let fresh = work.path().join("fresh");
+    let output = Command::new(shim_binary())
+        .args(["new", "--lang", "python", "fresh"])
+        .current_dir(work.path())
+        .env("OCTET_WASM_SDK_DIR", repo_root().join("guest-sdk/rust"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.contains("OCTET_WASM_SDK_DIR names no octet-wasm SDK")
+            && message.contains("no wit/world.wit"),
+        "{message}"
+    );
+    assert!(!fresh.exists());
+}
+
+/// `sdk path`: the variable, else the enclosing checkout (relative), and a
+/// copy from `sdk install` is a root of its own.
+#[test]
+fn sdk_path_names_the_variable_the_checkout_or_a_copy() {
+    let root = repo_root();
+    let path = |cwd: &Path, env: Option<&Path>, args: &[&str]| {
+        let mut command = Command::new(shim_binary());
+        command.arg("sdk").arg("path").args(args).current_dir(cwd);
+        match env {
+            Some(dir) => command.env("OCTET_WASM_SDK_DIR", dir),
+            None => command.env_remove("OCTET_WASM_SDK_DIR"),
+        };
+        let output = command.output().unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        stdout(&output).trim_end().to_owned()
+    };
+    assert_eq!(path(&root.join("host/src"), None, &[]), "../..");
+    assert_eq!(
+        path(&root.join("host"), None, &["python"]),
+        "../guest-sdk/python"
+    );
+    let work = TempDir::new().unwrap();
+    let copy = work.path().join("sdk");
+    ok(&["sdk", "install", "--from", text(&root), "--to", text(&copy)]);
+    let copy = copy.canonicalize().unwrap();
+    assert_eq!(path(work.path(), Some(&copy), &[]), text(&copy));
+    assert_eq!(
+        path(&root, Some(&copy), &["js"]),
+        text(&copy.join("guest-sdk/js")),
+        "the variable wins over the checkout"
+    );
+    for lang in ["rust", "python", "js", "c"] {
+        assert!(copy.join("guest-sdk").join(lang).is_dir(), "{lang}");
+    }
+    assert!(copy.join("wit/world.wit").is_file());
+    assert!(!copy.join("guest-sdk/python/__pycache__").exists());
 }

@@ -30,6 +30,7 @@ mod hostile_links;
 mod hostile_output;
 mod hostile_start;
 mod hostile_threads;
+mod install;
 mod isolation;
 mod manifest_mismatch;
 mod negotiation;

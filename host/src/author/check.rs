@@ -2,13 +2,17 @@
 //! octet-wasm would reject at start-up, found offline, plus every
 //! capability the component imports that the manifest does not grant.
 //!
-//! Problems (exit status 1) are what fails: a manifest octet refuses
-//! (unknown keys, bad values, hooks the version does not allow), an
-//! `initialize` octet-wasm answers with an error (tool or command sets, the
-//! definition rules of `protocol::catalog`), a pinned digest that does not
-//! match, and capabilities the imports need but the manifest withholds.
-//! Warnings are what works but is probably a mistake (a hook the guest
-//! handles that the manifest never declares, so octet never calls it).
+//! Problems (exit status 1) are what octet or the shim refuses: a manifest
+//! octet rejects (unknown keys, bad values, hooks the version does not
+//! allow), an `initialize` octet-wasm answers with an error (tool or command
+//! sets, the definition rules of `protocol::catalog`), a pinned digest that
+//! does not match. Warnings are what works but is probably a mistake (a hook
+//! the guest handles that the manifest never declares, so octet never calls
+//! it). Notes are facts worth knowing that need no change: an import the
+//! manifest does not grant still links, and only fails inside the sandbox
+//! if the code uses it (every interpreter runtime imports files, and
+//! Python sockets, whether or not the extension does); least privilege is
+//! the right default, so a fresh scaffold passes with exit status 0.
 
 use super::component::{self, Analysis};
 use super::manifest::{HOOKS_V0_1, HOOKS_V0_2_ONLY};
@@ -29,8 +33,9 @@ pub struct CheckArgs {
     /// The component; default: the one the manifest's `octet-wasm run`
     /// args name, beside the manifest.
     component: Option<PathBuf>,
-    /// Accept that a capability the component imports (filesystem,
-    /// network) is not granted: the extension's own code does not use it.
+    /// Leave out the note that a capability the component imports
+    /// (filesystem, network) is not granted: the extension's own code does
+    /// not use it.
     #[arg(long, value_name = "CAPABILITY")]
     deny: Vec<String>,
 }
@@ -39,6 +44,7 @@ pub struct CheckArgs {
 pub enum Severity {
     Problem,
     Warning,
+    Note,
 }
 
 /// One finding, naming the file, the field and the fix.
@@ -56,6 +62,7 @@ impl fmt::Display for Finding {
         let label = match self.severity {
             Severity::Problem => "problem",
             Severity::Warning => "warning",
+            Severity::Note => "note",
         };
         write!(
             f,
@@ -134,17 +141,18 @@ pub fn run(args: CheckArgs) -> Result<bool, String> {
     for line in &ceilings {
         say(line);
     }
-    let problems = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Problem)
-        .count();
-    let warnings = findings.len() - problems;
+    let count = |severity| findings.iter().filter(|f| f.severity == severity).count();
+    let (problems, warnings, notes) = (
+        count(Severity::Problem),
+        count(Severity::Warning),
+        count(Severity::Note),
+    );
     let against = analysis
         .as_ref()
         .map(|a| format!(" against {}", a.path.display()))
         .unwrap_or_else(|| " (manifest only: no component)".into());
     say(&format!(
-        "{}{against}: {problems} problem(s), {warnings} warning(s)",
+        "{}{against}: {problems} problem(s), {warnings} warning(s), {notes} note(s)",
         args.manifest.display()
     ));
     Ok(problems == 0)
@@ -305,6 +313,10 @@ impl Checker {
 
     pub(super) fn warning(&mut self, field: &str, message: String, fix: String) {
         self.push(Severity::Warning, field, message, fix);
+    }
+
+    pub(super) fn note(&mut self, field: &str, message: String, fix: String) {
+        self.push(Severity::Note, field, message, fix);
     }
 
     fn unknown_keys(&mut self, table: &Table, section: &str, known: &[&str]) {

@@ -219,28 +219,32 @@ impl Checker {
         }
     }
 
+    /// Imports the manifest does not grant, as notes: the component still
+    /// starts (the interfaces are there, with no directory or socket
+    /// behind them), so nothing fails unless the code uses them, and a
+    /// language runtime imports them whatever the extension does.
     fn capabilities_against(&mut self, declared: &Declared, analysis: &Analysis, deny: &[String]) {
         let reach = &analysis.reach;
         let denied = |c: &str| deny.iter().any(|d| d == c);
         let imports = |c: &str| Reach::imports_for(&analysis.imports, c).join(", ");
         if reach.filesystem && declared.filesystem == "none" && !denied("filesystem") {
-            self.problem(
+            self.note(
                 "capabilities.filesystem",
                 format!(
-                    "the component imports {} but the manifest grants no filesystem: every file access fails inside the guest",
+                    "the component imports {} but the manifest grants no filesystem, so every file access fails inside the sandbox (language runtimes import it whether or not the extension touches files)",
                     imports("filesystem")
                 ),
-                "filesystem = \"workspace\", or `--deny filesystem` if the extension never touches files (interpreter runtimes import it regardless)".into(),
+                "nothing, unless the extension reads or writes files: then filesystem = \"workspace\" (`--deny filesystem` leaves this note out)".into(),
             );
         }
         if reach.network && !declared.network && !denied("network") {
-            self.problem(
+            self.note(
                 "capabilities.network",
                 format!(
-                    "the component imports {} but network = false: every socket and name lookup fails inside the guest",
+                    "the component imports {} but network = false, so every socket and name lookup fails inside the sandbox (the Python runtime imports it whether or not the extension uses the network)",
                     imports("network")
                 ),
-                "network = true, or `--deny network` if the extension never uses the network (interpreter runtimes import it regardless)".into(),
+                "nothing, unless the extension uses the network: then network = true (`--deny network` leaves this note out)".into(),
             );
         }
     }

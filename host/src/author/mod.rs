@@ -1,4 +1,4 @@
-//! Author tools: `new`, `inspect`, `manifest`, `check` and
+//! Author tools: `new`, `sdk`, `inspect`, `manifest`, `check` and
 //! `embed-metadata`. They run offline (no octet host, a guest sandbox with
 //! nothing in it) and reuse the shim's own rules (`protocol::catalog`,
 //! `protocol::initialize`), so what they accept is what `run` accepts.
@@ -14,6 +14,7 @@ pub mod inspect;
 pub mod manifest;
 pub mod metadata;
 pub mod new;
+pub mod sdk;
 
 use std::path::Path;
 

@@ -4,35 +4,18 @@
 //! `hello` tool, a `build` script writing `NAME.wasm` beside the manifest,
 //! a README and a .gitignore.
 //!
-//! The guest SDKs are not published to a registry, so the project points at
-//! an SDK on disk: `--sdk PATH` (the language's SDK directory, e.g.
-//! `guest-sdk/python`), else `$OCTET_WASM_SDK_DIR/<lang>` (the repository's
-//! `guest-sdk` directory), else `guest-sdk/<lang>` in the current directory
-//! or one of its parents (a checkout of octet-wasm). The binary's own path
-//! is never used: an installed or copied binary says nothing about where
-//! the sources are.
+//! No file of the project names the guest SDK's location, so the project
+//! builds wherever it moves: `./build` links `.octet-sdk` (ignored by git)
+//! to the root `octet-wasm sdk path` names at every build, and the sources
+//! reach the SDK through that link (see [`super::sdk`]). `new` makes the
+//! link too, so an editor finds the SDK before the first build, and refuses
+//! to start when there is no SDK to link to. The binary's own path is never
+//! used: an installed or copied binary says nothing about where the sources
+//! are.
 
 use super::say;
+use super::sdk::{self, Lang};
 use std::path::{Path, PathBuf};
-
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Lang {
-    Rust,
-    Python,
-    Js,
-    C,
-}
-
-impl Lang {
-    fn dir_name(self) -> &'static str {
-        match self {
-            Lang::Rust => "rust",
-            Lang::Python => "python",
-            Lang::Js => "js",
-            Lang::C => "c",
-        }
-    }
-}
 
 #[derive(clap::Args)]
 pub struct NewArgs {
@@ -46,11 +29,10 @@ pub struct NewArgs {
     /// empty.
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
-    /// The language's SDK directory (default: $OCTET_WASM_SDK_DIR/<lang>,
-    /// else guest-sdk/<lang> in the current directory or a parent).
-    #[arg(long, value_name = "PATH")]
-    sdk: Option<PathBuf>,
 }
+
+/// The link to the SDK root in every project (see the module docs).
+pub const SDK_LINK: &str = ".octet-sdk";
 
 /// One file of a template: its path in the project (`{{name}}` and
 /// `{{crate}}` allowed) and its text.
@@ -92,24 +74,12 @@ const PYTHON: &[TemplateFile] = language!("python": "{{crate}}.py" => "main.py.t
 const JS: &[TemplateFile] = language!("js": "{{name}}.js" => "main.js.tmpl");
 const C: &[TemplateFile] = language!("c": "{{name}}.c" => "main.c.tmpl");
 
-impl Lang {
-    fn template(self) -> &'static [TemplateFile] {
-        match self {
-            Lang::Rust => RUST,
-            Lang::Python => PYTHON,
-            Lang::Js => JS,
-            Lang::C => C,
-        }
-    }
-
-    /// A file the SDK directory must hold: one the build script uses.
-    fn sdk_marker(self) -> &'static str {
-        match self {
-            Lang::Rust => "Cargo.toml",
-            Lang::Python => "build.py",
-            Lang::Js => "bin/octet-guest-build.mjs",
-            Lang::C => "octet.h",
-        }
+fn template(lang: Lang) -> &'static [TemplateFile] {
+    match lang {
+        Lang::Rust => RUST,
+        Lang::Python => PYTHON,
+        Lang::Js => JS,
+        Lang::C => C,
     }
 }
 
@@ -121,45 +91,9 @@ fn valid_name(name: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
 }
 
-/// The SDK directory for `lang` (see the module docs), checked.
-fn sdk_dir(lang: Lang, given: Option<&Path>) -> Result<PathBuf, String> {
-    let marker = lang.sdk_marker();
-    let lang_dir = lang.dir_name();
-    let candidate = given.map(Path::to_path_buf).or_else(|| {
-        std::env::var_os("OCTET_WASM_SDK_DIR")
-            .filter(|v| !v.is_empty())
-            .map(|root| PathBuf::from(root).join(lang_dir))
-            .or_else(|| {
-                let cwd = std::env::current_dir().ok()?;
-                cwd.ancestors()
-                    .map(|dir| dir.join("guest-sdk").join(lang_dir))
-                    .find(|dir| dir.join(marker).is_file())
-            })
-    });
-    let Some(dir) = candidate else {
-        return Err(format!(
-            "cannot find the {lang_dir} guest SDK: pass --sdk PATH (the octet-wasm repository's guest-sdk/{lang_dir}) or set OCTET_WASM_SDK_DIR to its guest-sdk directory"
-        ));
-    };
-    let dir = dir
-        .canonicalize()
-        .map_err(|err| format!("guest SDK {}: {err}", dir.display()))?;
-    if !dir.join(marker).is_file() {
-        return Err(format!(
-            "{} is not the {lang_dir} guest SDK (no {marker} in it)",
-            dir.display()
-        ));
-    }
-    if lang == Lang::Rust {
-        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
-        if !manifest.contains("name = \"octet-guest\"") {
-            return Err(format!(
-                "{} is not the octet-guest crate (guest-sdk/rust)",
-                dir.display()
-            ));
-        }
-    }
-    Ok(dir)
+fn fill(text: &str, name: &str) -> String {
+    text.replace("{{name}}", name)
+        .replace("{{crate}}", &name.replace('-', "_"))
 }
 
 pub fn run(args: NewArgs) -> Result<(), String> {
@@ -169,8 +103,6 @@ pub fn run(args: NewArgs) -> Result<(), String> {
             args.name
         ));
     }
-    let files = args.lang.template();
-    let sdk = sdk_dir(args.lang, args.sdk.as_deref())?;
     let dir = args.dir.unwrap_or_else(|| PathBuf::from(&args.name));
     if dir.exists()
         && std::fs::read_dir(&dir)
@@ -182,35 +114,35 @@ pub fn run(args: NewArgs) -> Result<(), String> {
             dir.display()
         ));
     }
-    let sdk_text = sdk.to_string_lossy();
-    // The SDK path lands in TOML, JavaScript and shell strings: refuse what
-    // would need escaping.
-    if sdk_text.contains(['"', '\\', '\n', '$', '`']) {
-        return Err(format!(
-            "the SDK path {sdk_text} contains characters the project's files cannot hold unescaped"
-        ));
-    }
-    let crate_name = args.name.replace('-', "_");
-    let fill = |text: &str| {
-        text.replace("{{name}}", &args.name)
-            .replace("{{crate}}", &crate_name)
-            .replace("{{sdk}}", &sdk_text)
+    let created = !dir.exists();
+    std::fs::create_dir_all(&dir)
+        .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+    let sdk = match sdk::locate(&dir) {
+        Ok(sdk) => sdk,
+        Err(err) => {
+            if created {
+                let _ = std::fs::remove_dir(&dir);
+            }
+            return Err(err);
+        }
     };
-    for file in files {
-        let text = fill(file.text);
-        let path = dir.join(fill(file.path));
+    for file in template(args.lang) {
+        let path = dir.join(fill(file.path, &args.name));
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|err| format!("cannot create {}: {err}", parent.display()))?;
         }
-        std::fs::write(&path, text)
+        std::fs::write(&path, fill(file.text, &args.name))
             .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
         if file.executable {
             make_executable(&path)?;
         }
     }
+    let link = dir.join(SDK_LINK);
+    std::os::unix::fs::symlink(&sdk, &link)
+        .map_err(|err| format!("cannot link {} to {}: {err}", link.display(), sdk.display()))?;
     say(&format!(
-        "created {} ({} extension {}, SDK {})",
+        "created {} ({} extension {}; {SDK_LINK} links to the SDK at {}, and ./build renews the link from `octet-wasm sdk path`)",
         dir.display(),
         args.lang.dir_name(),
         args.name,
@@ -220,14 +152,28 @@ pub fn run(args: NewArgs) -> Result<(), String> {
     Ok(())
 }
 
-#[cfg(unix)]
 fn make_executable(path: &Path) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
         .map_err(|err| format!("cannot make {} executable: {err}", path.display()))
 }
 
-#[cfg(not(unix))]
-fn make_executable(_: &Path) -> Result<(), String> {
-    Ok(())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every placeholder is filled, and no template writes a location of
+    /// the SDK into the project (only the link does).
+    #[test]
+    fn templates_name_no_sdk_location() {
+        for lang in Lang::ALL {
+            for file in template(lang) {
+                let text = fill(file.text, "my-ext");
+                assert!(!text.contains("{{"), "{}: {text}", file.path);
+                for line in text.lines().filter(|line| line.contains("guest-sdk/")) {
+                    assert!(line.contains(SDK_LINK), "{}: {line}", file.path);
+                }
+            }
+        }
+    }
 }
