@@ -66,7 +66,7 @@ struct Running {
 /// Serves the wire until shutdown or end of input; returns the exit code.
 pub async fn serve(options: Options) -> i32 {
     let initialize_deadline = Instant::now() + INITIALIZE_BUDGET;
-    let writer = Writer::spawn();
+    let writer = Writer::stdout();
     let session = Arc::new(Session::new(writer.clone()));
     let mut input = transport::spawn_reader();
     let loader = start_loading(options.clone());

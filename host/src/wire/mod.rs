@@ -3,7 +3,8 @@
 //! This layer knows frames, ids and limits and nothing of WebAssembly:
 //! [`message`] is the message model, [`frame`] reads bounded lines,
 //! [`guard`] refuses frames the host could not read and [`transport`] owns
-//! stdin and stdout (one reader thread, one writer thread).
+//! stdin and stdout (a reader task on non-blocking stdin, and a writer that
+//! writes each frame under a lock in the task that produced it).
 
 pub mod frame;
 pub mod guard;

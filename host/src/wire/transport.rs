@@ -198,12 +198,12 @@ pub struct Writer {
 
 impl Writer {
     /// The writer on the real stdout.
-    pub fn spawn() -> Writer {
-        Self::spawn_on(std::io::stdout())
+    pub fn stdout() -> Writer {
+        Self::on(std::io::stdout())
     }
 
     /// A writer on any sink (tests use a buffer).
-    pub fn spawn_on<W: Write + Send + 'static>(sink: W) -> Writer {
+    pub fn on<W: Write + Send + 'static>(sink: W) -> Writer {
         Writer {
             sink: Arc::new(Mutex::new(Box::new(sink))),
             broken: Arc::new(AtomicBool::new(false)),
@@ -285,7 +285,7 @@ mod tests {
     #[tokio::test]
     async fn writes_frames_in_order_and_refuses_oversize() {
         let sink = Shared::default();
-        let writer = Writer::spawn_on(sink.clone());
+        let writer = Writer::on(sink.clone());
         let (a, b) = (frame_of(50), frame_of(60));
         writer.send(a.clone()).await.unwrap();
         writer.send(b.clone()).await.unwrap();
@@ -308,7 +308,7 @@ mod tests {
     #[tokio::test]
     async fn refuses_frames_nested_past_the_bound() {
         let sink = Shared::default();
-        let writer = Writer::spawn_on(sink.clone());
+        let writer = Writer::on(sink.clone());
         let deep = format!(
             r#"{{"jsonrpc":"2.0","method":"m","params":{}0{}}}"#,
             "[".repeat(200),
