@@ -106,3 +106,35 @@ pub fn message(data: &[u8]) {
         }
     }
 }
+
+/// Guest JSON at the boundary (`protocol::guest_json`): whatever text a
+/// guest hands over, either it is refused, or the value it parses to is
+/// nested no deeper than the bound, re-encodes into text serde_json reads
+/// back to the same value (octet reads frames with serde_json), and fits
+/// in a frame the writer's guard passes. The first byte picks the bound
+/// (0..=70), so the tighter protocol bounds are explored too.
+pub fn guest_json(data: &[u8]) {
+    use octet_wasm::protocol::guest_json::{MAX_GUEST_JSON_DEPTH, parse_within};
+    use octet_wasm::wire::guard::{check_frame, exceeds_depth};
+    let [bound, input @ ..] = data else {
+        return;
+    };
+    let limit = usize::from(*bound % 71).min(MAX_GUEST_JSON_DEPTH);
+    let Ok(text) = std::str::from_utf8(input) else {
+        return;
+    };
+    let Ok(value) = parse_within(text, "fuzzed JSON", limit) else {
+        return;
+    };
+    let encoded = serde_json::to_string(&value).expect("a parsed value encodes");
+    assert!(
+        !exceeds_depth(&encoded, limit),
+        "accepted JSON nested deeper than {limit}"
+    );
+    let reread: Value = serde_json::from_str(&encoded).expect("what the shim writes parses again");
+    assert_eq!(reread, value, "the value changed on its way through the wire");
+    let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"structured_content":{encoded}}}}}"#);
+    if frame.len() <= octet_wasm::wire::MAX_FRAME_BYTES {
+        check_frame(&frame).expect("a frame of accepted guest JSON passes the guard");
+    }
+}

@@ -51,3 +51,8 @@ fn the_frame_reader_corpus_replays_clean() {
 fn the_message_corpus_replays_clean() {
     replay("message", checks::message);
 }
+
+#[test]
+fn the_guest_json_corpus_replays_clean() {
+    replay("guest_json", checks::guest_json);
+}
