@@ -1,124 +1,237 @@
-//! `octet-wasm demo`: a scripted octet session against an extension
+//! `octet-wasm demo`: a small scripted octet host for any extension
 //! directory, printed readably.
 //!
 //! It launches this very binary with the manifest's entrypoint args exactly
-//! as octet would (cleared environment, `OCTET_*` variables, cwd = a fresh
+//! as octet would (cleared environment, `OCTET_*` variables, cwd = the
 //! workspace) through [`crate::hostsim`], whose checker applies octet's
 //! fatal rules to every line, so the demo doubles as a smoke test: it fails
-//! if the shim writes anything octet would die of.
+//! if the shim writes anything octet would die of. It plays either the
+//! requests the command line names (`--tool`, `--command`) or a tour of
+//! everything the manifest declares, answers the extension's own requests
+//! like a permissive local octet ([`services`]), and can record the session
+//! for [`replay`].
+//!
+//! The demo is an author's tool that the user runs: nothing in the bundle
+//! chooses its flags. It reads the manifest only for what octet would send
+//! (name, version, `[capabilities]`, `[contributes]`) and the entrypoint
+//! args it passes to `run`, which treats them as hostile as usual.
 
-use crate::hostsim::{
-    ApiVersion, Context, Frame, InitializeParams, Launch, ManifestSpec, Reply, Session,
-};
+pub mod args;
+pub mod record;
+pub mod replay;
+mod services;
+mod wire;
+
+pub use args::DemoArgs;
+
+use crate::hostsim::{ApiVersion, Context, InitializeParams, Launch, ManifestSpec};
 use anyhow::{Context as _, bail};
-use serde::Deserialize;
+use args::Step;
 use serde_json::{Value, json};
+use services::LocalHost;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use toml::Table;
+use wire::Wire;
 
-/// What to play.
-pub struct DemoOptions {
-    pub extension_dir: PathBuf,
-    /// Arguments for the tool calls.
-    pub arguments: Value,
-    /// Arguments for the call that is cancelled (API 0.2).
-    pub slow_arguments: Option<Value>,
+/// What the demo needs from `extension.toml`.
+pub(crate) struct Manifest {
+    pub path: PathBuf,
+    pub name: String,
+    pub version: String,
+    pub api_version: String,
+    pub api: ApiVersion,
+    pub args: Vec<String>,
+    pub filesystem: String,
+    pub network: bool,
+    pub secrets: Vec<String>,
+    pub tools: Vec<String>,
+    pub commands: Vec<String>,
+    pub hooks: Vec<String>,
+    pub ui: Vec<String>,
+    pub tool_renderers: Vec<String>,
+    pub context: bool,
+    pub notifications: bool,
+    pub confirmations: bool,
+    pub presentation: bool,
 }
 
-#[derive(Deserialize)]
-struct Manifest {
-    name: String,
-    version: Option<String>,
-    api_version: String,
-    entrypoint: Entrypoint,
-    #[serde(default)]
-    capabilities: Capabilities,
-    #[serde(default)]
-    contributes: Contributes,
-}
+impl Manifest {
+    pub(crate) fn read(dir: &Path) -> anyhow::Result<Manifest> {
+        let path = dir.join("extension.toml");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let table: Table = toml::from_str(&text)
+            .with_context(|| format!("{} is not valid TOML", path.display()))?;
+        let string = |section: Option<&Table>, key: &str| {
+            section
+                .and_then(|t| t.get(key))
+                .and_then(toml::Value::as_str)
+                .map(str::to_owned)
+        };
+        let strings = |section: Option<&Table>, key: &str| -> Vec<String> {
+            section
+                .and_then(|t| t.get(key))
+                .and_then(toml::Value::as_array)
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(|i| i.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let flag = |section: Option<&Table>, key: &str| {
+            section
+                .and_then(|t| t.get(key))
+                .and_then(toml::Value::as_bool)
+                == Some(true)
+        };
+        let section = |key: &str| table.get(key).and_then(toml::Value::as_table);
+        let (entry, caps, c) = (
+            section("entrypoint"),
+            section("capabilities"),
+            section("contributes"),
+        );
+        let name =
+            string(Some(&table), "name").with_context(|| format!("{}: no name", path.display()))?;
+        let api_version = string(Some(&table), "api_version").unwrap_or_default();
+        let api = ApiVersion::parse(&api_version).with_context(|| {
+            format!(
+                "{}: api_version {api_version:?} is not one octet-wasm speaks",
+                path.display()
+            )
+        })?;
+        Ok(Manifest {
+            version: string(Some(&table), "version").unwrap_or_else(|| "0.1.0".into()),
+            args: strings(entry, "args"),
+            filesystem: string(caps, "filesystem").unwrap_or_else(|| "none".into()),
+            network: flag(caps, "network"),
+            secrets: strings(caps, "secrets"),
+            tools: strings(c, "tools"),
+            commands: strings(c, "commands"),
+            hooks: strings(c, "hooks"),
+            ui: strings(c, "ui"),
+            tool_renderers: strings(c, "tool_renderers"),
+            context: flag(c, "context"),
+            notifications: flag(c, "notifications"),
+            confirmations: flag(c, "confirmations"),
+            presentation: flag(c, "presentation"),
+            path,
+            name,
+            api_version,
+            api,
+        })
+    }
 
-#[derive(Deserialize)]
-struct Entrypoint {
-    #[serde(default)]
-    args: Vec<String>,
-}
-
-#[derive(Deserialize, Default)]
-struct Capabilities {
-    filesystem: Option<String>,
-}
-
-#[derive(Deserialize, Default)]
-struct Contributes {
-    #[serde(default)]
-    tools: Vec<String>,
-    #[serde(default)]
-    commands: Vec<String>,
-    #[serde(default)]
-    hooks: Vec<String>,
-    #[serde(default)]
-    ui: Vec<String>,
-    #[serde(default)]
-    context: bool,
-    #[serde(default)]
-    tool_renderers: Vec<String>,
-    #[serde(default)]
-    notifications: bool,
-    #[serde(default)]
-    confirmations: bool,
+    /// The `initialize` params octet sends for this manifest, offering
+    /// `secrets` when the manifest declares some (the demo is their broker).
+    fn initialize_params(&self, workspace: &Path) -> Value {
+        fn names(items: &[String]) -> Vec<&str> {
+            items.iter().map(String::as_str).collect()
+        }
+        let spec = ManifestSpec::new(&self.name, self.api)
+            .version(&self.version)
+            .filesystem(&self.filesystem)
+            .network(self.network)
+            .tools(&names(&self.tools))
+            .commands(&names(&self.commands))
+            .hooks(&names(&self.hooks))
+            .ui(&names(&self.ui))
+            .tool_renderers(&names(&self.tool_renderers))
+            .context(self.context)
+            .notifications(self.notifications)
+            .confirmations(self.confirmations);
+        let mut offer = InitializeParams::new(&spec, &self.path, workspace);
+        if self.api.negotiates() && !self.secrets.is_empty() {
+            let mut features: Vec<&str> = crate::hostsim::HOST_OPTIONAL_FEATURES.to_vec();
+            features.push("secrets");
+            offer = offer.optional_features(&features);
+        }
+        let mut params = offer.to_json();
+        if self.presentation {
+            params["contributes"]["presentation"] = json!(true);
+        }
+        if !self.secrets.is_empty() {
+            params["capabilities"]["secrets"] = json!(self.secrets);
+        }
+        params
+    }
 }
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Plays the session; `Err` when the extension misbehaves.
-pub fn run(options: &DemoOptions) -> anyhow::Result<()> {
-    let dir = options.extension_dir.canonicalize().with_context(|| {
+pub fn run(args: &DemoArgs) -> anyhow::Result<()> {
+    let answers = args.answers().map_err(anyhow::Error::msg)?;
+    let slow_arguments = args
+        .slow_args
+        .as_deref()
+        .map(|text| serde_json::from_str::<Value>(text).context("--slow-args is not valid JSON"))
+        .transpose()?;
+    let dir = args.extension_dir.canonicalize().with_context(|| {
         format!(
             "extension directory {} not found",
-            options.extension_dir.display()
+            args.extension_dir.display()
         )
     })?;
-    let manifest_path = dir.join("extension.toml");
-    let text = std::fs::read_to_string(&manifest_path)
-        .with_context(|| format!("cannot read {}", manifest_path.display()))?;
-    let manifest: Manifest = toml::from_str(&text)
-        .with_context(|| format!("{} is not a valid manifest", manifest_path.display()))?;
-    let api = ApiVersion::parse(&manifest.api_version).with_context(|| {
-        format!(
-            "{}: api_version {:?} is not 0.1 or 0.2",
-            manifest_path.display(),
-            manifest.api_version
-        )
-    })?;
-    let spec = spec(&manifest, api);
-    let workspace = scratch_dir("workspace")?;
+    let manifest = Manifest::read(&dir)?;
+    let (workspace, temporary_workspace) = match &args.workspace {
+        Some(dir) => (
+            dir.canonicalize()
+                .with_context(|| format!("--workspace {} not found", dir.display()))?,
+            false,
+        ),
+        None => (scratch_dir("workspace")?, true),
+    };
     let scratch = scratch_dir("scratch")?;
     let shim = std::env::current_exe().context("cannot locate the octet-wasm binary")?;
     let launch = Launch::new(shim)
-        .args(&manifest.entrypoint.args)
+        .args(&manifest.args)
         .extension_dir(&dir)
-        .manifest_path(&manifest_path)
+        .manifest_path(&manifest.path)
         .workspace(&workspace)
         .scratch(&scratch)
-        .api_version(api)
+        .api_version(manifest.api)
         .name(&manifest.name);
+    let recorder = match &args.record {
+        Some(path) => Some(record::Recorder::create(
+            path,
+            &record::Header {
+                octet_wasm_recording: 1,
+                octet_wasm_version: env!("CARGO_PKG_VERSION").into(),
+                extension: manifest.name.clone(),
+                api_version: manifest.api_version.clone(),
+                entrypoint_args: manifest.args.clone(),
+                extension_dir: dir.clone(),
+                manifest: manifest.path.clone(),
+                workspace: workspace.clone(),
+                started_unix_ms: SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as u64),
+            },
+        )?),
+        None => None,
+    };
     heading(&format!(
-        "octet-wasm demo: {} (API {}) from {}",
+        "octet-wasm demo: {} (API {}) from {}, workspace {}",
         manifest.name,
         manifest.api_version,
-        dir.display()
+        dir.display(),
+        workspace.display()
     ));
-    let mut session = launch.spawn().context("cannot start the extension")?;
-    let played = play(
-        &mut session,
-        options,
-        &manifest,
-        &spec,
-        &manifest_path,
-        &workspace,
-    );
-    let log = session.stderr().records();
-    let _ = std::fs::remove_dir_all(&workspace);
+    let session = launch.spawn().context("cannot start the extension")?;
+    let host = LocalHost::new(answers, manifest.secrets.clone(), &scratch);
+    let mut wire = Wire::new(session, host, recorder, args.full);
+    let played = play(&mut wire, args, slow_arguments, &manifest, &workspace);
+    let log = wire.session.stderr().records();
+    if let Some(recorder) = &wire.recorder {
+        say(&format!("  (recorded to {})", recorder.path().display()));
+    }
+    drop(wire);
+    if temporary_workspace {
+        let _ = std::fs::remove_dir_all(&workspace);
+    }
     let _ = std::fs::remove_dir_all(&scratch);
     heading("shim log (stderr, structured)");
     for record in log.iter().take(40) {
@@ -128,40 +241,91 @@ pub fn run(options: &DemoOptions) -> anyhow::Result<()> {
 }
 
 fn play(
-    session: &mut Session,
-    options: &DemoOptions,
+    wire: &mut Wire,
+    args: &DemoArgs,
+    slow_arguments: Option<Value>,
     manifest: &Manifest,
-    spec: &ManifestSpec,
-    manifest_path: &Path,
     workspace: &Path,
 ) -> anyhow::Result<()> {
-    let params = InitializeParams::new(spec, manifest_path, workspace).to_json();
-    let reply = exchange(session, "initialize", params)?;
-    if let Some(Err(error)) = reply.frame.outcome() {
-        bail!("initialize failed: {} ({})", error.message, error.code);
+    let reply = wire.exchange("initialize", manifest.initialize_params(workspace))?;
+    match reply.outcome() {
+        Some(Ok(result)) => {
+            wire.host.tools = result["tools"]
+                .as_array()
+                .map(|tools| {
+                    tools
+                        .iter()
+                        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+        }
+        Some(Err(error)) => bail!("initialize failed: {} ({})", error.message, error.code),
+        None => bail!("initialize was not answered"),
     }
     let mut context = Context::new(workspace);
-    if manifest.api_version == "0.2" {
+    if manifest.api.negotiates() {
         context = context.resource_owner("demo-session", "demo-instance", 1);
     }
     let context = context.to_json();
+    if args.script.steps.is_empty() {
+        let arguments = args
+            .script
+            .tour_arguments
+            .clone()
+            .unwrap_or_else(|| json!({"name": "Ada"}));
+        tour(wire, manifest, &context, &arguments, slow_arguments)?;
+    } else {
+        for step in &args.script.steps {
+            match step {
+                Step::Tool { name, arguments } => {
+                    let params = wire.tool_params(name, arguments, &context);
+                    wire.exchange("tool/call", params)?;
+                }
+                Step::Command { name, arguments } => {
+                    wire.exchange(
+                        "command/execute",
+                        json!({"name": name, "arguments": arguments, "context": context}),
+                    )?;
+                }
+            }
+        }
+    }
+    let started = std::time::Instant::now();
+    wire.exchange("shutdown", json!({}))?;
+    let status = wire.session.wait_exit(Duration::from_secs(4))?;
+    say(&format!(
+        "  (process exited with {status} {} ms after the shutdown request)",
+        started.elapsed().as_millis()
+    ));
+    wire.finish()?;
+    heading("every frame passed octet's fatal-rule checks");
+    Ok(())
+}
+
+/// Everything the manifest declares, once: the first tool and command, the
+/// hooks, context, status surfaces, renderers, and (on versions with
+/// cancellation) a tool call cancelled after 200 ms.
+fn tour(
+    wire: &mut Wire,
+    manifest: &Manifest,
+    context: &Value,
+    arguments: &Value,
+    slow_arguments: Option<Value>,
+) -> anyhow::Result<()> {
     let mut last_output = String::new();
-    if let Some(tool) = manifest.contributes.tools.first() {
-        let reply = exchange(
-            session,
-            "tool/call",
-            json!({"name": tool, "arguments": options.arguments, "context": context}),
-        )?;
+    if let Some(tool) = manifest.tools.first() {
+        let params = wire.tool_params(tool, arguments, context);
+        let reply = wire.exchange("tool/call", params)?;
         last_output = output_text(&reply);
     }
-    if let Some(command) = manifest.contributes.commands.first() {
-        exchange(
-            session,
+    if let Some(command) = manifest.commands.first() {
+        wire.exchange(
             "command/execute",
             json!({"name": command, "arguments": ["Ada"], "context": context}),
         )?;
     }
-    for hook in &manifest.contributes.hooks {
+    for hook in &manifest.hooks {
         let payload = match hook.as_str() {
             "before_prompt" => json!({"prompt": "Say hello"}),
             "after_response" => json!({"response": "Hello!"}),
@@ -171,142 +335,44 @@ fn play(
             }
             _ => continue,
         };
-        exchange(
-            session,
+        wire.exchange(
             "hook/run",
             json!({"hook": hook, "payload": payload, "context": context}),
         )?;
     }
-    if manifest.contributes.context {
-        exchange(
-            session,
+    if manifest.context {
+        wire.exchange(
             "context/collect",
             json!({"prompt": "Say hello", "context": context}),
         )?;
     }
-    for surface in &manifest.contributes.ui {
-        exchange(
-            session,
+    for surface in &manifest.ui {
+        wire.exchange(
             "status/collect",
             json!({"surface": surface, "context": context}),
         )?;
     }
-    for tool in &manifest.contributes.tool_renderers {
-        exchange(
-            session,
+    for tool in &manifest.tool_renderers {
+        wire.exchange(
             "tool/render",
-            json!({"name": tool, "arguments": options.arguments, "output": last_output, "is_error": false, "context": context}),
+            json!({"name": tool, "arguments": arguments, "output": last_output, "is_error": false, "context": context}),
         )?;
     }
-    if manifest.api_version == "0.2"
-        && let Some(tool) = manifest.contributes.tools.first()
+    if manifest.api.negotiates()
+        && let Some(tool) = manifest.tools.first()
     {
-        let arguments = options
-            .slow_arguments
-            .clone()
-            .unwrap_or_else(|| options.arguments.clone());
-        let params = json!({"name": tool, "arguments": arguments, "context": context});
-        say(&format!("→ tool/call {}", brief(&params)));
-        let id = session.request("tool/call", params)?;
+        let arguments = slow_arguments.unwrap_or_else(|| arguments.clone());
+        let params = wire.tool_params(tool, &arguments, context);
+        let id = wire.request("tool/call", params)?;
         std::thread::sleep(Duration::from_millis(200));
-        say(&format!(
-            "→ $/cancelRequest {}",
-            json!({"id": id, "reason": "user"})
-        ));
-        session.cancel(id, "user")?;
-        let reply = session.wait_response(id, TIMEOUT)?;
-        show(&reply);
+        wire.notify("$/cancelRequest", json!({"id": id, "reason": "user"}))?;
+        wire.wait(id)?;
     }
-    let started = std::time::Instant::now();
-    exchange(session, "shutdown", json!({}))?;
-    let status = session.wait_exit(Duration::from_secs(4))?;
-    say(&format!(
-        "  (process exited with {status} {} ms after the shutdown request)",
-        started.elapsed().as_millis()
-    ));
-    session
-        .check_clean()
-        .map_err(|err| anyhow::anyhow!("the shim wrote a frame octet would reject: {err}"))?;
-    heading("every frame passed octet's fatal-rule checks");
     Ok(())
 }
 
-fn spec(manifest: &Manifest, api: ApiVersion) -> ManifestSpec {
-    fn names(items: &[String]) -> Vec<&str> {
-        items.iter().map(String::as_str).collect()
-    }
-    let c = &manifest.contributes;
-    ManifestSpec::new(&manifest.name, api)
-        .version(manifest.version.as_deref().unwrap_or("0.1.0"))
-        .filesystem(
-            manifest
-                .capabilities
-                .filesystem
-                .as_deref()
-                .unwrap_or("none"),
-        )
-        .tools(&names(&c.tools))
-        .commands(&names(&c.commands))
-        .hooks(&names(&c.hooks))
-        .ui(&names(&c.ui))
-        .tool_renderers(&names(&c.tool_renderers))
-        .context(c.context)
-        .notifications(c.notifications)
-        .confirmations(c.confirmations)
-}
-
-/// The params as shown: the execution context and the long initialize
-/// members are elided, since they repeat on every request.
-fn brief(params: &Value) -> Value {
-    let mut shown = params.clone();
-    if let Value::Object(map) = &mut shown {
-        for key in [
-            "context",
-            "host",
-            "extension",
-            "capabilities",
-            "contributes",
-        ] {
-            if map.contains_key(key) {
-                map.insert(key.into(), json!("…"));
-            }
-        }
-    }
-    shown
-}
-
-fn exchange(session: &mut Session, method: &str, params: Value) -> anyhow::Result<Reply> {
-    say(&format!("→ {method} {}", brief(&params)));
-    let id = session.request(method, params)?;
-    // Confirmations are answered "yes" so the demo never blocks.
-    let reply = session.wait_response_with(id, TIMEOUT, |frame| {
-        (frame.method() == Some("confirmation/request")).then(|| json!({"confirmed": true}))
-    })?;
-    show(&reply);
-    Ok(reply)
-}
-
-fn show(reply: &Reply) {
-    for frame in &reply.before {
-        say(&format!("← {}", shorten(frame)));
-    }
-    say(&format!("← {}", shorten(&reply.frame)));
-}
-
-fn shorten(frame: &Frame) -> String {
-    const MAX: usize = 400;
-    if frame.raw.len() <= MAX {
-        return frame.raw.clone();
-    }
-    let mut end = MAX;
-    while !frame.raw.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… ({} bytes)", &frame.raw[..end], frame.raw.len())
-}
-
-fn output_text(reply: &Reply) -> String {
-    match reply.frame.outcome() {
+fn output_text(reply: &crate::hostsim::Frame) -> String {
+    match reply.outcome() {
         Some(Ok(result)) => match &result["content"] {
             Value::String(text) => text.clone(),
             Value::Array(parts) => parts
@@ -320,9 +386,9 @@ fn output_text(reply: &Reply) -> String {
     }
 }
 
-fn scratch_dir(what: &str) -> anyhow::Result<PathBuf> {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
+pub(crate) fn scratch_dir(what: &str) -> anyhow::Result<PathBuf> {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or_default();
     let dir = std::env::temp_dir().join(format!(
@@ -330,18 +396,19 @@ fn scratch_dir(what: &str) -> anyhow::Result<PathBuf> {
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    Ok(dir)
+    dir.canonicalize()
+        .with_context(|| format!("cannot resolve {}", dir.display()))
 }
 
 #[allow(
     clippy::print_stdout,
     reason = "the demo's output is the transcript itself"
 )]
-fn say(line: &str) {
+pub(crate) fn say(line: &str) {
     println!("{line}");
 }
 
-fn heading(text: &str) {
+pub(crate) fn heading(text: &str) {
     say("");
     say(&format!("== {text}"));
 }

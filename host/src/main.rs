@@ -33,10 +33,17 @@ enum Command {
     /// Compile a component into the compiled-component cache ahead of time
     /// (for install time), so the first `run` starts without compiling.
     Compile(CompileArgs),
-    /// Play a scripted octet session against an extension directory and
-    /// print the exchange (initialize, a tool call, the other declared
-    /// requests, a cancelled call on API 0.2, shutdown).
-    Demo(DemoArgs),
+    /// Play an octet session against an extension directory and print the
+    /// exchange: the requests given (`--tool NAME --args JSON`, `--command
+    /// NAME ARGS...`), else a tour of what the manifest declares. The host
+    /// answers the extension's requests (artifacts, catalogs, policy,
+    /// secrets, confirmations, input) as the flags say; `--record FILE`
+    /// keeps the session for `replay`.
+    Demo(octet_wasm::demo::DemoArgs),
+    /// Play the host's side of a `demo --record` recording against a
+    /// component (a new build) and report every frame of the extension that
+    /// differs. Exit status 1 when one does.
+    Replay(octet_wasm::demo::replay::ReplayArgs),
     /// Create an extension project (manifest, a hello tool, a build
     /// script) from the templates built into this binary.
     New(author::new::NewArgs),
@@ -60,19 +67,6 @@ enum Command {
     /// in the component's `octet-wasm-metadata` section, read by `manifest`
     /// and (limits) by `run` and `compile`.
     EmbedMetadata(author::metadata::EmbedArgs),
-}
-
-#[derive(Args)]
-struct DemoArgs {
-    /// The extension directory (holding extension.toml).
-    #[arg(default_value = "examples/hello-world")]
-    extension_dir: PathBuf,
-    /// JSON arguments for the tool calls.
-    #[arg(long, value_name = "JSON", default_value = r#"{"name":"Ada"}"#)]
-    args: String,
-    /// JSON arguments for the call the demo cancels (API 0.2).
-    #[arg(long, value_name = "JSON")]
-    slow_args: Option<String>,
 }
 
 #[derive(Args)]
@@ -147,7 +141,15 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => run(args),
         Command::Compile(args) => compile(args),
-        Command::Demo(args) => demo(args),
+        Command::Demo(args) => match octet_wasm::demo::run(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => fail(&format!("demo failed: {err:#}")),
+        },
+        Command::Replay(args) => match octet_wasm::demo::replay::run(&args) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(err) => fail(&format!("replay failed: {err:#}")),
+        },
         Command::New(args) => author_tool("new", author::new::run(args)),
         Command::Sdk(args) => author_tool("sdk", author::sdk::run(args)),
         Command::Inspect(args) => author_tool("inspect", author::inspect::run(args)),
@@ -171,35 +173,6 @@ fn author_tool(name: &str, outcome: Result<(), String>) -> ExitCode {
             eprintln!("octet-wasm {name}: error: {message}");
             ExitCode::from(2)
         }
-    }
-}
-
-fn demo(args: DemoArgs) -> ExitCode {
-    let parse = |text: &str, flag: &str| {
-        serde_json::from_str::<serde_json::Value>(text)
-            .map_err(|err| format!("{flag} is not valid JSON: {err}"))
-    };
-    let arguments = match parse(&args.args, "--args") {
-        Ok(value) => value,
-        Err(message) => return fail(&message),
-    };
-    let slow_arguments = match args
-        .slow_args
-        .as_deref()
-        .map(|text| parse(text, "--slow-args"))
-        .transpose()
-    {
-        Ok(value) => value,
-        Err(message) => return fail(&message),
-    };
-    let options = octet_wasm::demo::DemoOptions {
-        extension_dir: args.extension_dir,
-        arguments,
-        slow_arguments,
-    };
-    match octet_wasm::demo::run(&options) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => fail(&format!("demo failed: {err:#}")),
     }
 }
 
