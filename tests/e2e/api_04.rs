@@ -1,13 +1,67 @@
 //! API 0.4 `initialize` through the real binary (docs/api-0.4.md): the 0.2
 //! wire with "0.4" version strings, the longer offer tolerated, the answered
 //! features filtered by the per-version allowed set, and the coupling rules
-//! between declared hooks and features. The probe is built against
-//! `octet:extension@0.2.0`, so every test here also shows a 0.2.0 component
-//! serving a 0.4 manifest.
+//! between declared hooks and features. The probe is built by the Rust SDK
+//! against `octet:extension@0.4.0`; the C hello-delay against 0.2.0, to show
+//! both WIT versions serve a 0.4 manifest alike.
 
-use crate::support::{Shim, expect_error, expect_result, probe_manifest, protocol, raws};
-use octet_wasm::hostsim::{ApiVersion, V0_4_ONLY_FEATURES};
+use crate::support::{
+    Shim, expect_error, expect_result, hello_delay_manifest, probe_manifest, protocol, raws,
+    repo_root,
+};
+use octet_wasm::hostsim::{ApiVersion, ManifestSpec, V0_4_ONLY_FEATURES};
 use serde_json::{Value, json};
+use std::path::Path;
+use tempfile::TempDir;
+
+/// `component` under `manifest`, written to a fresh extension directory
+/// (kept alive by the returned guard).
+pub fn shim_for(component: &Path, manifest: ManifestSpec) -> (Shim, TempDir) {
+    let dir = tempfile::tempdir().expect("create the extension directory");
+    let component = component.to_string_lossy().into_owned();
+    let toml = manifest.to_extension_toml("octet-wasm", &["run", &component]);
+    std::fs::write(dir.path().join("extension.toml"), toml).expect("write the manifest");
+    (Shim::start(dir.path(), &component, manifest), dir)
+}
+
+/// hello-delay built by the C SDK, against `octet:extension@0.2.0`.
+fn hello_delay_0_2_0() -> std::path::PathBuf {
+    let path = repo_root().join("examples/hello-delay/c/hello-delay.wasm");
+    assert!(
+        path.is_file(),
+        "{} is missing: build the C examples first",
+        path.display()
+    );
+    path
+}
+
+#[test]
+fn a_0_2_0_component_and_a_0_4_0_one_serve_a_0_4_manifest_alike() {
+    let manifest = || {
+        let mut m = hello_delay_manifest();
+        m.api_version = ApiVersion::V0_4;
+        m
+    };
+    let rust = crate::support::component("hello-delay");
+    let mut answers = Vec::new();
+    for component in [hello_delay_0_2_0(), rust] {
+        let (mut shim, _dir) = shim_for(&component, manifest());
+        let reply = shim.initialize_with(shim.init_params());
+        let result = expect_result(&reply).clone();
+        assert_eq!(result["api_version"], "0.4", "{}", reply.frame.raw);
+        assert_eq!(protocol(&result)["version"], "0.4");
+        let reply = shim.tool("hello", json!({"name": "world"}));
+        let greeting = expect_result(&reply).clone();
+        answers.push((result, greeting));
+        shim.shutdown();
+    }
+    assert_eq!(answers[0].0["tools"], answers[1].0["tools"]);
+    assert_eq!(answers[0].1, answers[1].1);
+    assert_eq!(
+        answers[0].1["content"],
+        json!([{"type": "text", "text": "Hello, world!"}])
+    );
+}
 
 fn features(result: &Value) -> Vec<String> {
     protocol(result)["features"]
@@ -76,11 +130,15 @@ fn a_0_4_manifest_is_answered_in_0_4_and_served_like_0_2() {
 
 #[test]
 fn the_same_component_serves_a_0_2_manifest_next_to_it() {
-    for api in [ApiVersion::V0_2, ApiVersion::V0_4] {
+    for api in [ApiVersion::V0_1, ApiVersion::V0_2, ApiVersion::V0_4] {
         let mut shim = Shim::probe(api);
         let result = shim.initialize();
         assert_eq!(result["api_version"], api.as_str());
-        assert_eq!(protocol(&result)["version"], api.as_str());
+        if api.negotiates() {
+            assert_eq!(protocol(&result)["version"], api.as_str());
+        } else {
+            assert!(result.get("protocol").is_none(), "{result}");
+        }
         shim.assert_alive_and_silent("initialize");
         shim.shutdown();
     }

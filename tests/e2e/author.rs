@@ -77,7 +77,7 @@ fn inspect_reports_the_hello_world_component() {
         report["sha256"],
         json!(octet_wasm::runtime::cache::sha256_hex(&bytes))
     );
-    assert_eq!(report["wit_version"], "0.2.0");
+    assert_eq!(report["wit_version"], "0.4.0");
     let d = &report["description"];
     assert_eq!(d["name"], "hello-world");
     assert_eq!(d["tools"][0]["name"], "hello_world");
@@ -98,7 +98,7 @@ fn inspect_reports_the_hello_world_component() {
         .filter_map(Value::as_str)
         .collect();
     assert!(
-        imports.contains(&"octet:extension/host@0.2.0"),
+        imports.contains(&"octet:extension/host@0.4.0"),
         "{imports:?}"
     );
     assert_eq!(
@@ -107,7 +107,7 @@ fn inspect_reports_the_hello_world_component() {
     );
     let human = ok(&["inspect", text(&path)]);
     for line in [
-        "wit          octet:extension@0.2.0",
+        "wit          octet:extension@0.4.0",
         "hello_world — Greet someone",
         "/hello — Show a greeting notification",
         "hooks        before_prompt, after_response",

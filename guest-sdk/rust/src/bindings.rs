@@ -1,4 +1,5 @@
-//! The WIT bindings, generated from `wit/` at build time.
+//! The WIT bindings, generated from `wit/0.4.0` (`octet:extension@0.4.0`) at
+//! build time.
 //!
 //! Authors never use this module directly: the SDK re-exports the types they
 //! need and wraps every import and export. It is public only because the
@@ -6,7 +7,7 @@
 //! must name the generated export glue from there.
 
 wit_bindgen::generate!({
-    path: "../../wit",
+    path: "../../wit/0.4.0",
     world: "extension",
     // The export macro is defined here but invoked by `extension!` in the
     // author's crate, so it must be `#[macro_export]`ed.

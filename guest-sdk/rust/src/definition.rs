@@ -22,6 +22,8 @@ pub struct Tool {
     description: String,
     parameters: Value,
     output_schema: Option<Value>,
+    prompt_snippet: Option<String>,
+    prompt_guidelines: Vec<String>,
 }
 
 impl Tool {
@@ -34,6 +36,8 @@ impl Tool {
             description: description.into(),
             parameters: json!({"type": "object"}),
             output_schema: None,
+            prompt_snippet: None,
+            prompt_guidelines: Vec::new(),
         }
     }
 
@@ -53,9 +57,41 @@ impl Tool {
         self
     }
 
+    /// A short line the host may put in the system prompt's list of tools
+    /// (API 0.4, `tool_prompt_metadata_v1`). At most 1,024 bytes; LF and TAB
+    /// are the only control characters allowed (the shim checks both).
+    ///
+    /// Registering a tool with prompt metadata declares the feature. On a
+    /// wire that cannot carry it (an API 0.1 or 0.2 manifest, or a host that
+    /// does not offer it) the shim leaves the metadata out, with a warning,
+    /// and the tool works as before.
+    ///
+    /// ```
+    /// # use octet_guest::Tool;
+    /// let tool = Tool::new("grep", "Search files")
+    ///     .prompt_snippet("grep: search the workspace by regular expression")
+    ///     .prompt_guideline("Prefer grep over reading whole files");
+    /// ```
+    pub fn prompt_snippet(mut self, snippet: impl Into<String>) -> Self {
+        self.prompt_snippet = Some(snippet.into());
+        self
+    }
+
+    /// Adds a usage guideline for the model (API 0.4, at most 16 per tool,
+    /// each within the bounds of [`Tool::prompt_snippet`]).
+    pub fn prompt_guideline(mut self, guideline: impl Into<String>) -> Self {
+        self.prompt_guidelines.push(guideline.into());
+        self
+    }
+
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Whether the tool carries prompt metadata.
+    pub(crate) fn has_prompt_metadata(&self) -> bool {
+        self.prompt_snippet.is_some() || !self.prompt_guidelines.is_empty()
     }
 
     pub(crate) fn to_wit(&self) -> wit::ToolDefinition {
@@ -64,6 +100,8 @@ impl Tool {
             description: self.description.clone(),
             parameters: self.parameters.to_string(),
             output_schema: self.output_schema.as_ref().map(Value::to_string),
+            prompt_snippet: self.prompt_snippet.clone(),
+            prompt_guidelines: self.prompt_guidelines.clone(),
         }
     }
 }

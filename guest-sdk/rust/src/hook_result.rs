@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::tool_result::to_json;
 use crate::values::{ContextItem, Notification};
 
-pub use wit::{RescanDecision, RetryDecision};
+pub use wit::{CacheWarmingAction, RescanDecision, RetryDecision};
 
 /// What a hook handler returns: continue or deny, plus context,
 /// notifications and the typed extra of its own hook.
@@ -22,6 +22,10 @@ pub struct HookResult {
     provider_retry: Option<RetryDecision>,
     persistence_metadata: Option<(Result<String, String>, bool)>,
     post_mutation: Option<RescanDecision>,
+    cache_warming: Option<CacheWarmingAction>,
+    compaction_frames: Vec<Vec<u8>>,
+    provider_payload: Option<Result<String, String>>,
+    provider_headers: Vec<wit::HeaderEdit>,
 }
 
 impl HookResult {
@@ -70,7 +74,68 @@ impl HookResult {
         self
     }
 
+    /// `cache_warming_decision` advice (API 0.4; sent only for that hook):
+    /// keep the provider's prompt cache warm, or let it expire. Without it
+    /// the hook gives no opinion and the host keeps its decision.
+    pub fn cache_warming(mut self, action: CacheWarmingAction) -> Self {
+        self.cache_warming = Some(action);
+        self
+    }
+
+    /// Adds a PNG image of the text to compact (API 0.4,
+    /// `compaction_strategy`; sent only for that hook, base64-encoded by the
+    /// shim). At most 32 frames of 512 KiB each, and together they must fit
+    /// in one 1 MiB protocol frame.
+    pub fn compaction_frame(mut self, png: Vec<u8>) -> Self {
+        self.compaction_frames.push(png);
+        self
+    }
+
+    /// The provider payload to send instead of the one the hook received
+    /// (API 0.4, `before_provider_request`; a JSON object or array of at most
+    /// 768 KiB).
+    pub fn provider_payload(mut self, payload: impl Serialize) -> Self {
+        self.provider_payload = Some(to_json(&payload));
+        self
+    }
+
+    /// Sets a provider request header (API 0.4, `before_provider_headers`).
+    pub fn set_header(self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.set_header_values(name, [value.into()])
+    }
+
+    /// Sets a header to several values.
+    pub fn set_header_values(
+        mut self,
+        name: impl Into<String>,
+        values: impl IntoIterator<Item = String>,
+    ) -> Self {
+        self.provider_headers.push(wit::HeaderEdit {
+            name: name.into(),
+            values: Some(values.into_iter().collect()),
+        });
+        self
+    }
+
+    /// Removes a provider request header.
+    pub fn remove_header(mut self, name: impl Into<String>) -> Self {
+        self.provider_headers.push(wit::HeaderEdit {
+            name: name.into(),
+            values: None,
+        });
+        self
+    }
+
     pub(crate) fn into_wit(self) -> Result<wit::HookResult> {
+        let provider_payload = match self.provider_payload {
+            None => None,
+            Some(Ok(payload)) => Some(payload),
+            Some(Err(message)) => {
+                return Err(Error::failed(format!(
+                    "the provider payload could not be serialised: {message}"
+                )));
+            }
+        };
         let persistence_metadata = match self.persistence_metadata {
             None => None,
             Some((Ok(value), public)) => Some(wit::PersistenceMetadata { value, public }),
@@ -90,6 +155,10 @@ impl HookResult {
             provider_retry: self.provider_retry,
             persistence_metadata,
             post_mutation: self.post_mutation,
+            cache_warming: self.cache_warming,
+            compaction_frames: self.compaction_frames,
+            provider_payload,
+            provider_headers: self.provider_headers,
         })
     }
 }
@@ -134,6 +203,23 @@ mod tests {
         let result = HookResult::default().into_wit().unwrap();
         assert_eq!(result.disposition, wit::Disposition::Continue);
         assert!(result.context.is_empty() && result.notifications.is_empty());
+    }
+
+    #[test]
+    fn api_0_4_extras_reach_the_wit() {
+        let result = HookResult::proceed()
+            .cache_warming(CacheWarmingAction::Stop)
+            .compaction_frame(vec![1, 2])
+            .provider_payload(serde_json::json!({"model": "m"}))
+            .set_header("x-a", "1")
+            .remove_header("x-b")
+            .into_wit()
+            .unwrap();
+        assert_eq!(result.cache_warming, Some(CacheWarmingAction::Stop));
+        assert_eq!(result.compaction_frames, [vec![1, 2]]);
+        assert_eq!(result.provider_payload.as_deref(), Some(r#"{"model":"m"}"#));
+        assert_eq!(result.provider_headers.len(), 2);
+        assert_eq!(result.provider_headers[1].values, None);
     }
 
     #[test]

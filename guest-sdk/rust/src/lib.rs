@@ -62,6 +62,7 @@ mod dispatch;
 mod error;
 mod handler;
 mod hook_result;
+pub mod hooks;
 mod host;
 pub mod policy;
 pub mod presentation;
@@ -80,7 +81,9 @@ pub use error::{Error, Result};
 pub use handler::{
     Handler, IntoCommandResult, IntoContextItems, IntoMenu, IntoOutcome, IntoSegments, IntoStatus,
 };
-pub use hook_result::{HookResult, IntoHookResult, RescanDecision, RetryDecision};
+pub use hook_result::{
+    CacheWarmingAction, HookResult, IntoHookResult, RescanDecision, RetryDecision,
+};
 pub use host::{
     LogLevel, confirm, contribute_context, contribute_status, log, notify, notify_titled, progress,
     progress_decoration, progress_output, request_input, send_notification,

@@ -17,6 +17,9 @@ use crate::hook_result::IntoHookResult;
 use crate::tool_result::IntoToolResult;
 use crate::values::{LifecycleEvent, LifecycleKind};
 
+/// The feature that carries tool prompt metadata (API 0.4).
+const PROMPT_METADATA: &str = "tool_prompt_metadata_v1";
+
 type Boxed<In, Out> = Box<dyn Fn(In, &Call) -> Result<Out>>;
 pub(crate) type ToolFn = Boxed<String, wit::ToolResult>;
 pub(crate) type CommandFn = Boxed<Vec<String>, wit::CommandResult>;
@@ -380,7 +383,9 @@ impl Extension {
 
     /// The `describe` answer: registrations in the order they were made.
     /// `lifecycle_events` is added to the features when a lifecycle handler
-    /// exists, so a guest never subscribes to events it does not handle.
+    /// exists, so a guest never subscribes to events it does not handle, and
+    /// `tool_prompt_metadata_v1` when a tool (static or dynamic) carries
+    /// prompt metadata, so tools registered at run time keep theirs.
     pub(crate) fn describe(&self) -> wit::Description {
         let mut lifecycle: Vec<LifecycleKind> = Vec::new();
         for (kind, _) in &self.lifecycle {
@@ -391,6 +396,14 @@ impl Extension {
         let mut features = self.features.clone();
         if !lifecycle.is_empty() && !features.iter().any(|f| f == "lifecycle_events") {
             features.push("lifecycle_events".to_owned());
+        }
+        let prompt_metadata = self
+            .tools
+            .iter()
+            .chain(self.dynamic_tools.iter())
+            .any(|(tool, _)| tool.has_prompt_metadata());
+        if prompt_metadata && !features.iter().any(|f| f == PROMPT_METADATA) {
+            features.push(PROMPT_METADATA.to_owned());
         }
         wit::Description {
             name: self.name.clone(),

@@ -197,3 +197,30 @@ fn a_dynamic_tool_cannot_shadow_a_static_one() {
     ext.tool(Tool::new("same", "Static"), |_: Value| "a");
     ext.dynamic_tool(Tool::new("same", "Dynamic"), |_: Value| "b");
 }
+
+#[test]
+fn prompt_metadata_declares_its_feature_and_reaches_the_definition() {
+    let mut ext = Extension::new("prompted");
+    ext.tool(Tool::new("plain", "No metadata"), |_: Value| "x");
+    assert!(ext.describe().features.is_empty());
+    ext.dynamic_tool(
+        Tool::new("later", "Registered at run time")
+            .prompt_snippet("later: a tool that arrives late")
+            .prompt_guideline("Call it after plain")
+            .prompt_guideline("Never twice"),
+        |_: Value| "y",
+    );
+    let description = ext.describe();
+    assert_eq!(description.features, ["tool_prompt_metadata_v1"]);
+    let (tool, _) = &ext.dynamic_tools[0];
+    let wit = tool.to_wit();
+    assert_eq!(
+        wit.prompt_snippet.as_deref(),
+        Some("later: a tool that arrives late")
+    );
+    assert_eq!(
+        wit.prompt_guidelines,
+        ["Call it after plain", "Never twice"]
+    );
+    assert!(description.tools[0].prompt_snippet.is_none());
+}

@@ -111,7 +111,7 @@ pub fn run(args: CheckArgs) -> Result<bool, String> {
                     file: path.clone(),
                     field: "component".into(),
                     message: format!("octet-wasm cannot load it: {err:#}"),
-                    fix: "rebuild the component against wit/ (octet:extension@0.2.0)".into(),
+                    fix: "rebuild the component against wit/0.4.0 (octet:extension@0.4.0) or wit/ (0.2.0)".into(),
                 });
                 None
             }

@@ -45,6 +45,7 @@ pub struct DeadlineTable {
     pub after_response: Option<u64>,
     pub before_persistence: Option<u64>,
     pub post_mutation: Option<u64>,
+    pub cache_warming: Option<u64>,
     pub render: Option<u64>,
     pub menu: Option<u64>,
     pub lifecycle: Option<u64>,
@@ -61,6 +62,7 @@ impl DeadlineTable {
             "after_response" => self.after_response,
             "before_persistence" => self.before_persistence,
             "post_mutation" => self.post_mutation,
+            "cache_warming" => self.cache_warming,
             "render" => self.render,
             "menu" => self.menu,
             "lifecycle" => self.lifecycle,
@@ -69,7 +71,7 @@ impl DeadlineTable {
         }
     }
 
-    fn entries(&self) -> [(&'static str, Option<u64>); 10] {
+    fn entries(&self) -> [(&'static str, Option<u64>); 11] {
         crate::protocol::deadlines::NAMES.map(|name| (name, self.get(name)))
     }
 
@@ -83,6 +85,7 @@ impl DeadlineTable {
             after_response: pick("after_response"),
             before_persistence: pick("before_persistence"),
             post_mutation: pick("post_mutation"),
+            cache_warming: pick("cache_warming"),
             render: pick("render"),
             menu: pick("menu"),
             lifecycle: pick("lifecycle"),

@@ -11,7 +11,8 @@ use std::collections::{BTreeSet, HashMap};
 /// Most tools and commands in a catalog (§3.10, §3.8).
 pub const MAX_TOOLS: usize = 256;
 pub const MAX_COMMANDS: usize = 256;
-/// Aggregate bytes of every tool's parameters and output schema.
+/// Aggregate bytes of every tool's parameters, output schema and prompt
+/// metadata.
 pub const MAX_SCHEMA_BYTES: usize = 4 << 20;
 
 /// A tool the shim dispatches, with its compiled output schema.
@@ -74,6 +75,7 @@ pub fn build(api: ApiVersion, description: &Description) -> Result<Catalog, Stri
             ));
         }
         schema_bytes += tool.parameters.len();
+        schema_bytes += super::prompt::check(tool)?;
         let output_schema = match (&tool.output_schema, api) {
             (Some(text), api) if api.negotiates() => {
                 schema_bytes += text.len();

@@ -24,6 +24,8 @@ pub enum Kind {
     Hook,
     BeforePersistence,
     PostMutation,
+    /// `cache_warming_decision` (API 0.4).
+    CacheWarming,
     Context,
     Status,
     Render,
@@ -49,6 +51,8 @@ pub struct Deadlines {
     pub before_persistence: Duration,
     /// `post_mutation`: host 250 ms.
     pub post_mutation: Duration,
+    /// `cache_warming_decision`: host 200 ms per process.
+    pub cache_warming: Duration,
     /// `tool/render`: host 500 ms.
     pub render: Duration,
     /// `menu/collect`: host 5 s.
@@ -85,7 +89,7 @@ const fn ms(value: u64) -> Duration {
 
 /// One bound per deadline, in the order of [`NAMES`]. Each default is the
 /// host's deadline minus a margin for the answer to reach it.
-const BOUNDS: [Bound; 10] = [
+const BOUNDS: [Bound; 11] = [
     Bound {
         name: "request",
         default: ms(29_000),
@@ -132,6 +136,13 @@ const BOUNDS: [Bound; 10] = [
         host: "octet waits 250 ms for post_mutation",
     },
     Bound {
+        name: "cache_warming",
+        default: ms(150),
+        ceiling: ms(150),
+        cap: ms(150),
+        host: "octet waits 200 ms for cache_warming_decision",
+    },
+    Bound {
         name: "render",
         default: ms(400),
         ceiling: ms(400),
@@ -166,13 +177,14 @@ const BOUNDS: [Bound; 10] = [
 ];
 
 /// Every deadline name, as `--deadline-ms` and the policy file take them.
-pub const NAMES: [&str; 10] = [
+pub const NAMES: [&str; 11] = [
     "request",
     "command",
     "before_prompt",
     "after_response",
     "before_persistence",
     "post_mutation",
+    "cache_warming",
     "render",
     "menu",
     "lifecycle",
@@ -201,6 +213,7 @@ impl Deadlines {
             after_response: Duration::ZERO,
             before_persistence: Duration::ZERO,
             post_mutation: Duration::ZERO,
+            cache_warming: Duration::ZERO,
             render: Duration::ZERO,
             menu: Duration::ZERO,
             lifecycle: Duration::ZERO,
@@ -230,6 +243,7 @@ impl Deadlines {
             "after_response" => self.after_response,
             "before_persistence" => self.before_persistence,
             "post_mutation" => self.post_mutation,
+            "cache_warming" => self.cache_warming,
             "render" => self.render,
             "menu" => self.menu,
             "lifecycle" => self.lifecycle,
@@ -245,6 +259,7 @@ impl Deadlines {
             "after_response" => &mut self.after_response,
             "before_persistence" => &mut self.before_persistence,
             "post_mutation" => &mut self.post_mutation,
+            "cache_warming" => &mut self.cache_warming,
             "render" => &mut self.render,
             "menu" => &mut self.menu,
             "lifecycle" => &mut self.lifecycle,
@@ -297,6 +312,7 @@ impl Deadlines {
             Kind::AfterResponse => "after_response",
             Kind::BeforePersistence => "before_persistence",
             Kind::PostMutation => "post_mutation",
+            Kind::CacheWarming => "cache_warming",
             Kind::Render => "render",
             Kind::Menu => "menu",
             Kind::Lifecycle => "lifecycle",
@@ -317,6 +333,7 @@ impl Deadlines {
                 "deadlines.before_persistence in ~/.config/octet-wasm/policy.toml"
             }
             Kind::PostMutation => "deadlines.post_mutation in ~/.config/octet-wasm/policy.toml",
+            Kind::CacheWarming => "deadlines.cache_warming in ~/.config/octet-wasm/policy.toml",
             Kind::Render => "deadlines.render in ~/.config/octet-wasm/policy.toml",
             Kind::Menu => "deadlines.menu in ~/.config/octet-wasm/policy.toml",
             Kind::Lifecycle => "deadlines.lifecycle in ~/.config/octet-wasm/policy.toml",

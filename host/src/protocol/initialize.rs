@@ -255,7 +255,8 @@ pub fn lifecycle_method(kind: LifecycleKind) -> &'static str {
 /// the SDK). `lifecycle_events` only with at least one handler, so a guest
 /// never subscribes to all six by accident (§3.11). The features a declared
 /// 0.4 hook forces are always selected ([`check_params`] made sure the host
-/// offered them).
+/// offered them), and `tool_prompt_metadata_v1` whenever a tool carries
+/// prompt metadata.
 pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
     if !offer.api.negotiates() {
         return Negotiated {
@@ -280,6 +281,9 @@ pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
     let forced = features::hook_features(offer.api, &offer.contributes.hooks, &offer.optional)
         .unwrap_or_default();
     wanted.extend(forced);
+    if description.tools.iter().any(super::prompt::has) {
+        wanted.insert(super::prompt::FEATURE);
+    }
     let mut features: Vec<String> = offer.required.clone();
     for feature in &offer.optional {
         if wanted.contains(feature.as_str())
@@ -317,9 +321,20 @@ pub fn reply(
     description: &Description,
     negotiated: &Negotiated,
 ) -> Result<Value, String> {
+    let metadata = negotiated.has(super::prompt::FEATURE);
+    if !metadata {
+        super::prompt::warn_dropped(
+            &description.tools,
+            if api == ApiVersion::V0_4 {
+                "the host did not offer tool_prompt_metadata_v1"
+            } else {
+                "prompt metadata needs an API 0.4 manifest"
+            },
+        );
+    }
     let mut tools = Vec::with_capacity(description.tools.len());
     for tool in &description.tools {
-        tools.push(tool_json(api, tool)?);
+        tools.push(tool_json(api, tool, metadata)?);
     }
     let commands: Vec<Value> = description
         .commands
@@ -354,7 +369,13 @@ pub fn reply(
     Ok(Value::Object(result))
 }
 
-pub(super) fn tool_json(api: ApiVersion, tool: &ToolDefinition) -> Result<Value, String> {
+/// A tool definition for the wire; `prompt_metadata` when
+/// `tool_prompt_metadata_v1` was negotiated.
+pub(super) fn tool_json(
+    api: ApiVersion,
+    tool: &ToolDefinition,
+    prompt_metadata: bool,
+) -> Result<Value, String> {
     let parameters = super::guest_json::parse(
         &tool.parameters,
         &format!("the parameter schema of tool {}", tool.name),
@@ -370,6 +391,7 @@ pub(super) fn tool_json(api: ApiVersion, tool: &ToolDefinition) -> Result<Value,
             super::guest_json::parse(schema, &format!("the output_schema of tool {}", tool.name))?;
         object.insert("output_schema".into(), schema);
     }
+    super::prompt::insert(&mut object, tool, prompt_metadata);
     Ok(Value::Object(object))
 }
 

@@ -320,6 +320,7 @@ pub fn hook_result(hook: &str, result: HookResult) -> Result<Value, ResultError>
         };
         object.insert("post_mutation".into(), value);
     }
+    super::hook_extras::add(hook, &result, &mut object)?;
     Ok(Value::Object(object))
 }
 

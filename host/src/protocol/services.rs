@@ -386,10 +386,14 @@ impl Session {
                 )));
             }
         }
+        let metadata = self.setup().is_some_and(|s| s.has(super::prompt::FEATURE));
+        if !metadata {
+            super::prompt::warn_dropped(&tools, "tool_prompt_metadata_v1 was not negotiated");
+        }
         let mut wire = Vec::with_capacity(tools.len());
         for tool in &tools {
             wire.push(
-                super::initialize::tool_json(ApiVersion::V0_2, tool)
+                super::initialize::tool_json(ApiVersion::V0_2, tool, metadata)
                     .map_err(GuestError::InvalidParams)?,
             );
         }

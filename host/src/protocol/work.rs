@@ -241,6 +241,7 @@ fn hook(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, R
         "after_response" => Kind::AfterResponse,
         "before_persistence" => Kind::BeforePersistence,
         "post_mutation" => Kind::PostMutation,
+        "cache_warming_decision" => Kind::CacheWarming,
         _ => Kind::Hook,
     };
     Ok(Plan::Run {

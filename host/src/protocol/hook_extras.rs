@@ -1,0 +1,328 @@
+//! The typed results of the API 0.4 hooks (docs/api-0.4.md): cache-warming
+//! advice, compaction frames and the provider pipeline's payload and header
+//! changes. Each is sent only for its own hook and checked against its
+//! bound first, so a guest's oversized or malformed advice becomes a plain
+//! error for the request instead of a frame the host refuses.
+
+use super::bounds::{JsonBounds, check_json};
+use super::results::ResultError;
+use crate::runtime::types::{CacheWarmingAction, HeaderEdit, HookResult};
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+
+/// Most compaction frames, and bytes of one (before base64).
+pub const MAX_COMPACTION_FRAMES: usize = 32;
+pub const MAX_COMPACTION_FRAME_BYTES: usize = 512 * 1024;
+/// The frames travel base64 inside one protocol frame of at most 1 MiB; the
+/// margin leaves room for the envelope and the other members.
+pub const MAX_COMPACTION_ENCODED: usize = (1 << 20) - 16 * 1024;
+/// The provider payload a `before_provider_request` hook may substitute.
+pub const PROVIDER_PAYLOAD: JsonBounds = JsonBounds {
+    name: "provider_payload",
+    max_bytes: 768 * 1024,
+    max_depth: 32,
+    max_nodes: 65_536,
+    max_key_bytes: None,
+};
+/// Most header names, and bytes of names and values together.
+pub const MAX_HEADER_NAMES: usize = 256;
+pub const MAX_HEADER_BYTES: usize = 64 * 1024;
+const MAX_HEADER_NAME_BYTES: usize = 256;
+
+/// The PNG signature: compaction frames are images for vision models.
+const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+fn fail<T>(message: impl Into<String>) -> Result<T, ResultError> {
+    Err(ResultError(message.into()))
+}
+
+/// Adds the extra of `hook`'s own 0.4 result to `object`, if the guest gave
+/// one.
+pub fn add(
+    hook: &str,
+    result: &HookResult,
+    object: &mut Map<String, Value>,
+) -> Result<(), ResultError> {
+    match hook {
+        "cache_warming_decision" => {
+            // Absent means no opinion: the host keeps its decision.
+            if let Some(action) = result.cache_warming {
+                let action = match action {
+                    CacheWarmingAction::Warm => "warm",
+                    CacheWarmingAction::Stop => "stop",
+                };
+                object.insert("cache_warming_decision".into(), json!(action));
+            }
+        }
+        "compaction_strategy" if !result.compaction_frames.is_empty() => {
+            object.insert(
+                "compaction_frames".into(),
+                compaction_frames(&result.compaction_frames)?,
+            );
+        }
+        "before_provider_request" => {
+            if let Some(text) = &result.provider_payload {
+                object.insert("provider_payload".into(), provider_payload(text)?);
+            }
+        }
+        "before_provider_headers" if !result.provider_headers.is_empty() => {
+            object.insert(
+                "provider_headers".into(),
+                provider_headers(&result.provider_headers)?,
+            );
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn compaction_frames(frames: &[Vec<u8>]) -> Result<Value, ResultError> {
+    if frames.len() > MAX_COMPACTION_FRAMES {
+        return fail(format!(
+            "compaction_strategy returned {} frames; the limit is {MAX_COMPACTION_FRAMES}",
+            frames.len()
+        ));
+    }
+    let mut encoded = Vec::with_capacity(frames.len());
+    let mut total = 0;
+    for (index, frame) in frames.iter().enumerate() {
+        if frame.len() > MAX_COMPACTION_FRAME_BYTES {
+            return fail(format!(
+                "compaction frame {} has {} bytes; the limit is 512 KiB",
+                index + 1,
+                frame.len()
+            ));
+        }
+        if !frame.starts_with(PNG_SIGNATURE) {
+            return fail(format!("compaction frame {} is not a PNG image", index + 1));
+        }
+        let text = base64::engine::general_purpose::STANDARD.encode(frame);
+        total += text.len();
+        encoded.push(Value::String(text));
+    }
+    if total > MAX_COMPACTION_ENCODED {
+        return fail(format!(
+            "the compaction frames take {total} bytes in base64, more than fit in one 1 MiB protocol frame"
+        ));
+    }
+    Ok(Value::Array(encoded))
+}
+
+fn provider_payload(text: &str) -> Result<Value, ResultError> {
+    if text.len() > PROVIDER_PAYLOAD.max_bytes {
+        return fail(format!(
+            "provider_payload has {} bytes; the limit is 768 KiB",
+            text.len()
+        ));
+    }
+    let value =
+        super::guest_json::parse_within(text, "provider_payload", PROVIDER_PAYLOAD.max_depth)
+            .map_err(|err| ResultError(err.into()))?;
+    if !value.is_object() && !value.is_array() {
+        return fail("provider_payload must be a JSON object or array");
+    }
+    check_json(&value, &PROVIDER_PAYLOAD).map_err(ResultError)?;
+    Ok(value)
+}
+
+/// An HTTP token (RFC 9110 `tchar`).
+fn is_header_name(name: &str) -> bool {
+    (1..=MAX_HEADER_NAME_BYTES).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+fn provider_headers(edits: &[HeaderEdit]) -> Result<Value, ResultError> {
+    if edits.len() > MAX_HEADER_NAMES {
+        return fail(format!(
+            "provider_headers changes {} headers; the limit is {MAX_HEADER_NAMES}",
+            edits.len()
+        ));
+    }
+    let mut object = Map::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut bytes = 0;
+    for edit in edits {
+        if !is_header_name(&edit.name) {
+            return fail(format!(
+                "provider header name {:?} is not an HTTP token of 1 to 256 bytes",
+                edit.name
+            ));
+        }
+        // Header names are case-insensitive.
+        if !seen.insert(edit.name.to_ascii_lowercase()) {
+            return fail(format!("provider header {} is changed twice", edit.name));
+        }
+        bytes += edit.name.len();
+        let value = match &edit.values {
+            None => Value::Null,
+            Some(values) if values.is_empty() => {
+                return fail(format!(
+                    "provider header {} has an empty list of values (none deletes it)",
+                    edit.name
+                ));
+            }
+            Some(values) => {
+                for value in values {
+                    if value.bytes().any(|b| matches!(b, b'\r' | b'\n' | 0)) {
+                        return fail(format!(
+                            "a value of provider header {} contains CR, LF or NUL",
+                            edit.name
+                        ));
+                    }
+                    bytes += value.len();
+                }
+                match values.as_slice() {
+                    [one] => json!(one),
+                    many => json!(many),
+                }
+            }
+        };
+        object.insert(edit.name.clone(), value);
+    }
+    if bytes > MAX_HEADER_BYTES {
+        return fail(format!(
+            "provider_headers take {bytes} bytes; the limit is 64 KiB"
+        ));
+    }
+    Ok(Value::Object(object))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::types::Disposition;
+
+    fn result() -> HookResult {
+        HookResult {
+            disposition: Disposition::Continue,
+            context: vec![],
+            notifications: vec![],
+            provider_retry: None,
+            persistence_metadata: None,
+            post_mutation: None,
+            cache_warming: None,
+            compaction_frames: vec![],
+            provider_payload: None,
+            provider_headers: vec![],
+        }
+    }
+
+    fn extras(hook: &str, result: &HookResult) -> Result<Value, ResultError> {
+        let mut object = Map::new();
+        add(hook, result, &mut object)?;
+        Ok(Value::Object(object))
+    }
+
+    fn png(len: usize) -> Vec<u8> {
+        let mut bytes = PNG_SIGNATURE.to_vec();
+        bytes.resize(len, 0);
+        bytes
+    }
+
+    #[test]
+    fn each_extra_only_for_its_hook() {
+        let mut r = result();
+        r.cache_warming = Some(CacheWarmingAction::Stop);
+        r.provider_payload = Some("{\"a\":1}".into());
+        assert_eq!(
+            extras("cache_warming_decision", &r).unwrap(),
+            json!({"cache_warming_decision": "stop"})
+        );
+        assert_eq!(
+            extras("before_provider_request", &r).unwrap(),
+            json!({"provider_payload": {"a": 1}})
+        );
+        assert_eq!(extras("before_prompt", &r).unwrap(), json!({}));
+        assert_eq!(extras("after_provider_response", &r).unwrap(), json!({}));
+        assert_eq!(
+            extras("cache_warming_decision", &result()).unwrap(),
+            json!({})
+        );
+    }
+
+    #[test]
+    fn compaction_frames_are_bounded_pngs() {
+        let mut r = result();
+        r.compaction_frames = vec![png(8), png(10)];
+        let frames = extras("compaction_strategy", &r).unwrap();
+        assert_eq!(frames["compaction_frames"][0], "iVBORw0KGgo=");
+        r.compaction_frames = vec![b"GIF89a".to_vec()];
+        assert_eq!(
+            extras("compaction_strategy", &r).unwrap_err().0,
+            "compaction frame 1 is not a PNG image"
+        );
+        r.compaction_frames = vec![png(8); 33];
+        assert!(
+            extras("compaction_strategy", &r)
+                .unwrap_err()
+                .0
+                .contains("33 frames")
+        );
+        r.compaction_frames = vec![png(MAX_COMPACTION_FRAME_BYTES + 1)];
+        assert!(
+            extras("compaction_strategy", &r)
+                .unwrap_err()
+                .0
+                .contains("512 KiB")
+        );
+        r.compaction_frames = vec![png(MAX_COMPACTION_FRAME_BYTES); 2];
+        assert!(
+            extras("compaction_strategy", &r)
+                .unwrap_err()
+                .0
+                .contains("1 MiB")
+        );
+    }
+
+    #[test]
+    fn headers_set_delete_and_stay_in_bounds() {
+        let edit = |name: &str, values: Option<&[&str]>| HeaderEdit {
+            name: name.into(),
+            values: values.map(|v| v.iter().map(|s| (*s).to_owned()).collect()),
+        };
+        let mut r = result();
+        r.provider_headers = vec![
+            edit("x-one", Some(&["1"])),
+            edit("x-two", Some(&["a", "b"])),
+            edit("x-gone", None),
+        ];
+        assert_eq!(
+            extras("before_provider_headers", &r).unwrap(),
+            json!({"provider_headers": {"x-one": "1", "x-two": ["a", "b"], "x-gone": null}})
+        );
+        for bad in [
+            vec![edit("bad name", Some(&["1"]))],
+            vec![edit("x", Some(&["a\r\nInjected: 1"]))],
+            vec![edit("x", Some(&[]))],
+            vec![edit("X", None), edit("x", None)],
+        ] {
+            r.provider_headers = bad;
+            assert!(extras("before_provider_headers", &r).is_err());
+        }
+        r.provider_headers = (0..257).map(|i| edit(&format!("h{i}"), None)).collect();
+        assert!(
+            extras("before_provider_headers", &r)
+                .unwrap_err()
+                .0
+                .contains("257")
+        );
+    }
+
+    #[test]
+    fn provider_payload_is_an_object_or_array_within_768_kib() {
+        let mut r = result();
+        r.provider_payload = Some("\"text\"".into());
+        assert!(extras("before_provider_request", &r).is_err());
+        r.provider_payload = Some(format!("[\"{}\"]", "x".repeat(768 * 1024)));
+        assert!(
+            extras("before_provider_request", &r)
+                .unwrap_err()
+                .0
+                .contains("768 KiB")
+        );
+        r.provider_payload = Some("{not json".into());
+        assert!(extras("before_provider_request", &r).is_err());
+    }
+}
