@@ -12,10 +12,12 @@
 mod adversarial;
 mod agents;
 mod api_04;
+mod api_04_services;
 mod author;
 mod bad_input;
 mod cache;
 mod cancellation;
+mod demo;
 mod concurrency;
 mod deadlines;
 mod fuzz_corpus;

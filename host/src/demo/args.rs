@@ -184,6 +184,11 @@ impl clap::FromArgMatches for Script {
                 }
             }
         }
+        if script.tour_arguments.is_some() && !script.steps.is_empty() {
+            return Err(invalid(
+                "--args does not follow a --tool NAME (each --args belongs to the --tool right before it; --command takes its arguments after its name)".into(),
+            ));
+        }
         Ok(script)
     }
 

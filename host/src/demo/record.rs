@@ -11,10 +11,14 @@
 //! reaches `run`, which never records, so it can neither switch recording
 //! on nor choose where it goes. A recording can hold secrets, so the
 //! values the host handed out (`secret/get` answers, answers to
-//! `input/request` with `secret: true`) are replaced by [`REDACTED`]
-//! wherever they appear, in the answer and in any later frame that echoes
-//! them verbatim; a guest that transforms a secret (hashes, encodes it)
-//! defeats this, so a recording is written only readable by the user.
+//! `input/request` with `secret: true`) are masked ([`mask`]: as many `*`
+//! as the value has characters) wherever they appear, in the answer and in
+//! any later frame that echoes them verbatim. The mask keeps the length so
+//! that a replay, whose guest receives the mask, answers as the recorded
+//! one did when it only measured or echoed the secret; the length is all
+//! that is kept. A guest that transforms a secret (hashes, encodes it)
+//! defeats the search, so a recording is written readable only by the
+//! user.
 
 use anyhow::{Context as _, bail};
 use serde::{Deserialize, Serialize};
@@ -23,8 +27,10 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// What a redacted secret reads as, in the recording and in a replay.
-pub const REDACTED: &str = "[redacted by octet-wasm]";
+/// What a secret reads as in a recording, and so in a replay.
+pub fn mask(secret: &str) -> String {
+    "*".repeat(secret.chars().count())
+}
 
 /// Secrets shorter than this are redacted where they are handed out, not
 /// searched for in other frames (a one-letter secret would blank every
@@ -119,7 +125,7 @@ impl Recorder {
     pub fn frame(&mut self, from: From, frame: &Value, secret_answer: bool) -> anyhow::Result<()> {
         let mut frame = frame.clone();
         if secret_answer && let Some(Value::String(value)) = frame.pointer_mut("/result/value") {
-            *value = REDACTED.to_owned();
+            *value = mask(value);
         }
         blank(&mut frame, &self.secrets);
         let entry = Entry {
@@ -149,7 +155,7 @@ fn blank(value: &mut Value, secrets: &[String]) {
         Value::String(text) => {
             for secret in secrets {
                 if text.contains(secret.as_str()) {
-                    *text = text.replace(secret.as_str(), REDACTED);
+                    *text = text.replace(secret.as_str(), &mask(secret));
                 }
             }
         }
@@ -275,13 +281,10 @@ mod tests {
         drop(recorder);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains("hunter22"), "{text}");
-        assert!(
-            text.contains("token [redacted by octet-wasm], ab"),
-            "{text}"
-        );
+        assert!(text.contains("token ********, ab"), "{text}");
         let recording = Recording::read(&path).unwrap();
         assert_eq!(recording.entries.len(), 2);
-        assert_eq!(recording.entries[0].frame["result"]["value"], REDACTED);
+        assert_eq!(recording.entries[0].frame["result"]["value"], "********");
         assert_eq!(recording.entries[1].from, From::Extension);
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();

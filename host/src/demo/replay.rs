@@ -15,8 +15,10 @@
 //! (`wasi:clocks`), from randomness (`wasi:random`), from the workspace or
 //! the environment can differ from the recording, and timing-dependent
 //! output (progress while a call runs, a call that finishes before its
-//! cancellation arrives) can too. Secrets were redacted in the recording,
-//! so the guest now receives the placeholder [`super::record::REDACTED`].
+//! cancellation arrives) can too. Secrets were masked in the recording
+//! ([`super::record::mask`]), so the guest now receives the mask: a guest
+//! that only measures or echoes a secret answers as recorded, one that
+//! uses its content does not.
 
 use super::record::{From, Recording, rebase_paths};
 use super::{heading, say, scratch_dir};
@@ -374,6 +376,7 @@ fn describe(frame: &Value, methods: &HashMap<u64, String>) -> String {
             None => format!("the reply to request {id}"),
         },
         Some(Key::Request(method)) => format!("the extension's {method} request"),
+        Some(Key::Notification(method)) if method == "notification" => "the notification".into(),
         Some(Key::Notification(method)) => format!("the {method} notification"),
         None => "a frame without method or id".into(),
     }

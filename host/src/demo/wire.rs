@@ -10,14 +10,11 @@ use crate::hostsim::{Frame, FrameKind, Session, SimError};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
-/// Shim log records that carry the reason of an error answered without
-/// one (the SDK's `-32603 internal error`).
-const REASON_RECORDS: &[&str] = &[
-    "request handler failed",
-    "guest trapped",
-    "guest failed",
-    "the guest returned an invalid result",
-];
+/// A warning that carries the reason of an error answered without one;
+/// otherwise the reason is the first new error record with an `error`
+/// (the shim's "request handler failed", "guest trapped", or an SDK's own
+/// "command handler failed").
+const REASON_WARNING: &str = "the guest returned an invalid result";
 
 /// Frames longer than this are cut in the transcript unless `--full`.
 const SHOWN_BYTES: usize = 400;
@@ -165,10 +162,10 @@ impl Wire {
         loop {
             let lines = self.session.stderr().lines();
             let reason = lines.iter().skip(log_mark).find_map(|line| {
-                REASON_RECORDS
-                    .contains(&line.message()?)
-                    .then(|| line.field("error")?.as_str().map(str::to_owned))
-                    .flatten()
+                let error = line.field("error")?.as_str()?;
+                let telling =
+                    line.level() == Some("error") || line.message() == Some(REASON_WARNING);
+                (telling && error != error_message(frame)).then(|| error.to_owned())
             });
             if let Some(reason) = reason {
                 say(&format!("  why (the shim's log): {reason}"));
@@ -197,6 +194,13 @@ impl Wire {
         self.session
             .check_clean()
             .map_err(|err| anyhow::anyhow!("the shim wrote a frame octet would reject: {err}"))
+    }
+}
+
+fn error_message(frame: &Frame) -> &str {
+    match frame.outcome() {
+        Some(Err(error)) => &error.message,
+        _ => "",
     }
 }
 
