@@ -12,7 +12,6 @@
 mod adversarial;
 mod agents;
 mod api_04;
-mod api_04_services;
 mod author;
 mod bad_input;
 mod cache;
