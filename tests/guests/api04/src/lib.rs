@@ -1,0 +1,147 @@
+//! api04: the test guest for what API 0.4 adds, built against
+//! `octet:extension@0.4.0` by the Rust SDK.
+//!
+//! Tools: `plain` (no prompt metadata), `prompted` (a snippet and two
+//! guidelines, with the TAB and LF they may hold), `register_late`
+//! (registers the dynamic tool `late`, which carries metadata of its own).
+//!
+//! Hooks, each answering what its payload's `mode` asks (so one manifest
+//! serves every test):
+//! - `cache_warming_decision`: `warm`, `stop`, or no opinion;
+//! - `compaction_strategy`: `frames` PNG frames of `bytes` bytes each, or
+//!   frames that are not PNG (`gif`);
+//! - `before_provider_request`: a rewritten payload, a scalar one (refused),
+//!   or one past 768 KiB;
+//! - `before_provider_headers`: header changes, or a name that is not a
+//!   token;
+//! - `after_provider_response`: observes and continues.
+//!
+//! An attacker's descriptions: when the workspace holds `.api04-mode`
+//! (written by the test before `initialize`), `prompted` carries the
+//! metadata that file names (`long-snippet`, `seventeen`, `control`).
+
+use octet_guest::hooks::{CacheWarmingRequest, ProviderHeaders, ProviderRequest};
+use octet_guest::prelude::*;
+use octet_guest::{CacheWarmingAction, tools_catalog};
+use serde::Deserialize;
+
+/// The switch file, relative to the workspace (the guest's `.`).
+const MODE_FILE: &str = ".api04-mode";
+
+/// The metadata `prompted` carries, per the switch file.
+fn prompted() -> Tool {
+    let tool = Tool::new("prompted", "A tool with prompt metadata");
+    match std::fs::read_to_string(MODE_FILE).as_deref().map(str::trim) {
+        Ok("long-snippet") => tool.prompt_snippet("x".repeat(1025)),
+        Ok("seventeen") => (0..17).fold(tool, |tool, i| tool.prompt_guideline(format!("rule {i}"))),
+        Ok("control") => tool.prompt_snippet("carriage\rreturn"),
+        _ => tool
+            .prompt_snippet("prompted: shows what prompt metadata looks like")
+            .prompt_guideline("Use it for tests only")
+            .prompt_guideline("Columns:\tname\nthen value"),
+    }
+}
+
+/// Every hook payload may carry a `mode` beside what the host sends.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Mode {
+    mode: String,
+    frames: usize,
+    bytes: usize,
+}
+
+/// `bytes` bytes of PNG: the signature, then a counting pattern.
+fn png(bytes: usize) -> Vec<u8> {
+    let mut data = b"\x89PNG\r\n\x1a\n".to_vec();
+    data.extend((0..bytes.saturating_sub(8)).map(|i| i as u8));
+    data.truncate(bytes.max(8));
+    data
+}
+
+fn setup(ext: &mut Extension) {
+    ext.uses_dynamic_tools();
+    ext.tool(
+        Tool::new("plain", "A tool without prompt metadata"),
+        |_: Value| "plain",
+    );
+    ext.tool(prompted(), |_: Value| "prompted");
+    ext.dynamic_tool(
+        Tool::new("late", "Registered at run time")
+            .prompt_snippet("late: arrives after initialize"),
+        |_: Value| "late",
+    );
+    ext.tool(
+        Tool::new("register_late", "Register the dynamic tool late"),
+        |_: Value| -> Result<String> {
+            let update = tools_catalog::register_dynamic(&["late"])?;
+            Ok(format!("revision {}", update.revision))
+        },
+    );
+    ext.hook(
+        "cache_warming_decision",
+        |payload: Value| -> Result<HookResult> {
+            let request: CacheWarmingRequest = serde_json::from_value(payload.clone())
+                .map_err(|e| Error::invalid_params(e.to_string()))?;
+            let mode: Mode = serde_json::from_value(payload).unwrap_or_default();
+            Ok(match mode.mode.as_str() {
+                "warm" => HookResult::proceed().cache_warming(CacheWarmingAction::Warm),
+                "stop" => HookResult::proceed().cache_warming(CacheWarmingAction::Stop),
+                // `echo`: the host's own action back, from the typed payload.
+                "echo" if request.decision.action == "stop" => {
+                    HookResult::proceed().cache_warming(CacheWarmingAction::Stop)
+                }
+                "echo" => HookResult::proceed().cache_warming(CacheWarmingAction::Warm),
+                _ => HookResult::proceed(),
+            })
+        },
+    );
+    ext.hook("compaction_strategy", |mode: Mode| {
+        let frame = |_| match mode.mode.as_str() {
+            "gif" => b"GIF89a....".to_vec(),
+            _ => png(mode.bytes.max(8)),
+        };
+        (0..mode.frames)
+            .map(frame)
+            .fold(HookResult::proceed(), HookResult::compaction_frame)
+    });
+    ext.hook(
+        "before_provider_request",
+        |payload: Value| -> Result<HookResult> {
+            let mode: Mode = serde_json::from_value(payload.clone()).unwrap_or_default();
+            let request: ProviderRequest = serde_json::from_value(payload)
+                .map_err(|e| Error::invalid_params(e.to_string()))?;
+            Ok(match mode.mode.as_str() {
+                "rewrite" => {
+                    let mut rewritten = request.payload.clone();
+                    rewritten["temperature"] = json!(0);
+                    rewritten["model"] = json!(request.model.id);
+                    HookResult::proceed().provider_payload(rewritten)
+                }
+                "scalar" => HookResult::proceed().provider_payload("just text"),
+                "huge" => HookResult::proceed().provider_payload(json!(["x".repeat(800 * 1024)])),
+                _ => HookResult::proceed(),
+            })
+        },
+    );
+    ext.hook(
+        "before_provider_headers",
+        |payload: Value| -> Result<HookResult> {
+            let mode: Mode = serde_json::from_value(payload.clone()).unwrap_or_default();
+            let headers: ProviderHeaders = serde_json::from_value(payload)
+                .map_err(|e| Error::invalid_params(e.to_string()))?;
+            Ok(match mode.mode.as_str() {
+                "edit" => HookResult::proceed()
+                    .set_header("x-extension", "api04")
+                    .set_header_values("x-seen", headers.headers.keys().cloned())
+                    .remove_header("x-remove-me"),
+                "bad-name" => HookResult::proceed().set_header("bad name", "1"),
+                "inject" => HookResult::proceed().set_header("x-a", "1\r\nx-injected: 1"),
+                _ => HookResult::proceed(),
+            })
+        },
+    );
+    ext.hook("after_provider_response", |_: Value| HookResult::proceed());
+}
+
+octet_guest::extension!(setup);
