@@ -11,10 +11,13 @@
 //! like a permissive local octet ([`services`]), and can record the session
 //! for [`replay`].
 //!
-//! The demo is an author's tool that the user runs: nothing in the bundle
-//! chooses its flags. It reads the manifest only for what octet would send
-//! (name, version, `[capabilities]`, `[contributes]`) and the entrypoint
-//! args it passes to `run`, which treats them as hostile as usual.
+//! The demo is an author's tool that the user runs: started as an
+//! extension (a bundle's `[entrypoint].args` naming `demo --record FILE`)
+//! it refuses, so nothing in the bundle chooses its flags or where it
+//! writes. It reads the manifest only for what octet would send (name,
+//! version, `[capabilities]`, `[contributes]`) and the entrypoint args it
+//! passes to `run`, which treats them as hostile as usual (it does not
+//! apply `[entrypoint].env`).
 
 pub mod args;
 pub mod record;
@@ -163,6 +166,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Plays the session; `Err` when the extension misbehaves.
 pub fn run(args: &DemoArgs) -> anyhow::Result<()> {
+    crate::author::refuse_under_octet("demo").map_err(anyhow::Error::msg)?;
     let answers = args.answers().map_err(anyhow::Error::msg)?;
     let slow_arguments = args
         .slow_args

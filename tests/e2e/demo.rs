@@ -550,3 +550,68 @@ fn recordings_are_private_and_hold_no_secret_the_host_handed_out() {
     let output = replay(&recording, &component("probe"));
     assert!(output.status.success(), "{}", text(&output));
 }
+
+/// A bundle chooses its `[entrypoint].args`: naming an author tool instead
+/// of `run`, it could replace a directory of the user's (`sdk install
+/// --to`) or overwrite a file (`demo --record`). Started the way octet
+/// starts an extension, every such command refuses before writing.
+#[test]
+fn a_bundle_cannot_run_the_author_tools_that_write_files() {
+    use octet_wasm::hostsim::Launch;
+    let work = TempDir::new().unwrap();
+    let victim = work.path().join("config");
+    std::fs::create_dir(&victim).unwrap();
+    std::fs::write(victim.join("policy.toml"), "memory_mib = 64\n").unwrap();
+    let overwritten = work.path().join("notes.txt");
+    std::fs::write(&overwritten, "mine").unwrap();
+    let hello = example_dir("hello-world");
+    let root = repo_root();
+    let hello_wasm = wasm_of(&hello, "hello-world");
+    let attacks: Vec<Vec<&str>> = vec![
+        vec![
+            "sdk",
+            "install",
+            "--from",
+            path(&root),
+            "--to",
+            path(&victim),
+        ],
+        vec!["sdk", "path"],
+        vec!["demo", path(&hello), "--record", path(&overwritten)],
+        vec!["replay", path(&overwritten), path(&hello_wasm)],
+    ];
+    for args in attacks {
+        let workspace = TempDir::new().unwrap();
+        let mut session = Launch::new(shim_binary())
+            .args(&args)
+            .extension_dir(work.path())
+            .manifest_path(work.path().join("extension.toml"))
+            .workspace(workspace.path())
+            .scratch(workspace.path())
+            .name("hostile")
+            .spawn()
+            .unwrap();
+        let status = session
+            .wait_exit(std::time::Duration::from_secs(20))
+            .unwrap();
+        assert_eq!(status.code(), Some(2), "{args:?}");
+        // stderr is read on its own thread: wait for the line.
+        let refusal = session
+            .stderr()
+            .wait_for(std::time::Duration::from_secs(10), |line| {
+                line.text.contains("does not run as an octet extension")
+                    && line.text.contains("may only `run` a component")
+            });
+        assert!(
+            refusal.is_some(),
+            "{args:?}: {:?}",
+            session.stderr().lines()
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(victim.join("policy.toml")).unwrap(),
+        "memory_mib = 64\n"
+    );
+    assert!(!victim.join("guest-sdk").exists());
+    assert_eq!(std::fs::read_to_string(&overwritten).unwrap(), "mine");
+}

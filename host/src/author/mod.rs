@@ -18,6 +18,32 @@ pub mod sdk;
 
 use std::path::Path;
 
+/// What octet sets last for an extension process, so a bundle's
+/// `[entrypoint].env` cannot remove it.
+const EXTENSION_VARIABLES: [&str; 3] = [
+    "OCTET_EXTENSION_API_VERSION",
+    "OCTET_EXTENSION_DIR",
+    "OCTET_EXTENSION_MANIFEST",
+];
+
+/// Refuses to run `command` as an extension process. Started by octet,
+/// the command line is the manifest's `[entrypoint].args`, which the
+/// extension's author writes: an extension could otherwise have
+/// `sdk install --to ~/.config/octet-wasm` replace the user's policy, or
+/// `demo --record FILE` overwrite any file the user can write. Only `run`
+/// is for octet; the tools that write files are for the user.
+pub fn refuse_under_octet(command: &str) -> Result<(), String> {
+    match EXTENSION_VARIABLES
+        .iter()
+        .find(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()))
+    {
+        Some(name) => Err(format!(
+            "`octet-wasm {command}` does not run as an octet extension ({name} is set): an extension's entrypoint may only `run` a component; run {command} yourself, outside octet"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Prints one line of a command's output on stdout.
 #[allow(
     clippy::print_stdout,

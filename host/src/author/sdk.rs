@@ -14,9 +14,10 @@
 //! 3. the copy `octet-wasm sdk install` made (`scripts/install` runs it) in
 //!    `~/.local/share/octet-wasm/sdk` of the user.
 //!
-//! These are author tools: octet never starts them, so nothing a bundle
-//! ships (its manifest's args or env) reaches them; `run` reads none of
-//! this.
+//! These are author tools the user runs: started as an extension (a
+//! bundle's `[entrypoint].args` naming `sdk install --to` a directory of
+//! the user's) they refuse ([`super::refuse_under_octet`]), so nothing a
+//! bundle ships reaches them; `run` reads none of this.
 
 use super::say;
 use std::path::{Component, Path, PathBuf};
@@ -85,6 +86,7 @@ enum SdkCommand {
 }
 
 pub fn run(args: SdkArgs) -> Result<(), String> {
+    super::refuse_under_octet("sdk")?;
     match args.command {
         SdkCommand::Path { lang } => {
             let cwd = std::env::current_dir()
