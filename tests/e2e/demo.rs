@@ -567,6 +567,7 @@ fn a_bundle_cannot_run_the_author_tools_that_write_files() {
     let hello = example_dir("hello-world");
     let root = repo_root();
     let hello_wasm = wasm_of(&hello, "hello-world");
+    let fresh = work.path().join("fresh").to_string_lossy().into_owned();
     let attacks: Vec<Vec<&str>> = vec![
         vec![
             "sdk",
@@ -577,6 +578,7 @@ fn a_bundle_cannot_run_the_author_tools_that_write_files() {
             path(&victim),
         ],
         vec!["sdk", "path"],
+        vec!["new", "--lang", "c", "evil", "--dir", &fresh],
         vec!["demo", path(&hello), "--record", path(&overwritten)],
         vec!["replay", path(&overwritten), path(&hello_wasm)],
     ];
@@ -613,5 +615,6 @@ fn a_bundle_cannot_run_the_author_tools_that_write_files() {
         "memory_mib = 64\n"
     );
     assert!(!victim.join("guest-sdk").exists());
+    assert!(!Path::new(&fresh).exists());
     assert_eq!(std::fs::read_to_string(&overwritten).unwrap(), "mine");
 }
