@@ -12,6 +12,8 @@
 mod adversarial;
 mod agents;
 mod api_04;
+mod api_04_examples;
+mod api_04_services;
 mod author;
 mod bad_input;
 mod cache;
