@@ -231,6 +231,12 @@ pub fn install(from: &Path, to: &Path) -> Result<(), String> {
         ));
     }
     let from = absolute(from)?;
+    if to.exists() && !replaceable(to) {
+        return Err(format!(
+            "{} exists and is not an SDK copy `octet-wasm sdk install` made; choose another --to, or remove it yourself",
+            to.display()
+        ));
+    }
     let parent = match to.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
@@ -271,6 +277,18 @@ pub fn install(from: &Path, to: &Path) -> Result<(), String> {
     })?;
     let _ = std::fs::remove_dir_all(&old);
     Ok(())
+}
+
+/// Whether `dir` may be replaced by a new copy: an empty directory, or a
+/// copy this command made (it holds `SOURCE` and is an SDK root), never
+/// anything else a mistyped `--to` could name.
+fn replaceable(dir: &Path) -> bool {
+    let empty = std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none());
+    let copy = std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir())
+        && std::fs::read_to_string(dir.join("SOURCE"))
+            .is_ok_and(|stamp| stamp.starts_with("octet-wasm "))
+        && not_a_root(dir, None).is_none();
+    empty || copy
 }
 
 fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
@@ -383,5 +401,21 @@ mod tests {
         install(checkout, &to).unwrap();
         assert!(!to.join("stale").exists());
         assert!(not_a_root(dir.path(), None).is_some());
+        // Anything else stays: a mistyped --to never removes a directory.
+        let mine = dir.path().join("mine");
+        std::fs::create_dir(&mine).unwrap();
+        std::fs::write(mine.join("notes.txt"), "keep").unwrap();
+        let refused = install(checkout, &mine).unwrap_err();
+        assert!(refused.contains("is not an SDK copy"), "{refused}");
+        assert_eq!(
+            std::fs::read_to_string(mine.join("notes.txt")).unwrap(),
+            "keep"
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
     }
 }
