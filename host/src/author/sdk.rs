@@ -268,6 +268,9 @@ pub fn install(from: &Path, to: &Path) -> Result<(), String> {
     }
     let old = parent.join(format!(".{name}.old-{}", std::process::id()));
     if to.exists() {
+        // What builds left in the old copy (the C SDK's componentize
+        // helper, minutes to build) carries over.
+        let _ = std::fs::rename(to.join("target"), staging.join("target"));
         std::fs::rename(to, &old)
             .map_err(|err| format!("cannot replace {}: {err}", to.display()))?;
     }
@@ -396,10 +399,12 @@ mod tests {
         assert_eq!(package["name"].as_str(), Some("octet-guest"));
         assert!(package["version"].is_str() && package["edition"].is_str());
         assert!(!manifest.contains_key("lints"));
-        // A second install replaces the first whole.
+        // A second install replaces the first whole, but for build output.
         std::fs::write(to.join("stale"), "x").unwrap();
+        std::fs::create_dir_all(to.join("target/guest-c-build")).unwrap();
         install(checkout, &to).unwrap();
         assert!(!to.join("stale").exists());
+        assert!(to.join("target/guest-c-build").is_dir());
         assert!(not_a_root(dir.path(), None).is_some());
         // Anything else stays: a mistyped --to never removes a directory.
         let mine = dir.path().join("mine");
