@@ -15,7 +15,6 @@
 //! the right default, so a fresh scaffold passes with exit status 0.
 
 use super::component::{self, Analysis};
-use super::manifest::{HOOKS_V0_1, HOOKS_V0_2_ONLY};
 use super::say;
 use crate::policy::report::{self, Requests};
 use crate::policy::{Origin, Policy, Problem as PolicyProblem};
@@ -436,11 +435,12 @@ impl Checker {
         declared.api = match self.string(table, "", "api_version").as_deref() {
             Some("0.1") => Some(ApiVersion::V0_1),
             Some("0.2") => Some(ApiVersion::V0_2),
+            Some("0.4") => Some(ApiVersion::V0_4),
             Some(other) => {
                 self.problem(
                     "api_version",
                     format!("{other:?} is not a version octet-wasm speaks"),
-                    "api_version = \"0.2\" (or \"0.1\")".into(),
+                    "api_version = \"0.4\" (or \"0.2\", \"0.1\")".into(),
                 );
                 None
             }
@@ -754,23 +754,8 @@ impl Checker {
         }
         declared.hooks = self.strings(contributes, section, "hooks");
         for hook in declared.hooks.clone() {
-            let v0_2_only = HOOKS_V0_2_ONLY.contains(&hook.as_str());
-            if !HOOKS_V0_1.contains(&hook.as_str()) && !v0_2_only {
-                self.problem(
-                    "contributes.hooks",
-                    format!("{hook:?} is not a hook of API 0.1 or 0.2"),
-                    format!(
-                        "use one of {}, {}",
-                        HOOKS_V0_1.join(", "),
-                        HOOKS_V0_2_ONLY.join(", ")
-                    ),
-                );
-            } else if v0_2_only && declared.api == Some(ApiVersion::V0_1) {
-                self.problem(
-                    "contributes.hooks",
-                    format!("{hook:?} is an API 0.2 hook; octet rejects it in a 0.1 manifest"),
-                    "api_version = \"0.2\", or remove the hook".into(),
-                );
+            if let Some((message, fix)) = super::manifest::hook_problem(declared.api, &hook) {
+                self.problem("contributes.hooks", message, fix);
             }
         }
         declared.ui = self.strings(contributes, section, "ui");
@@ -812,7 +797,7 @@ impl Checker {
         if contributes.contains_key("providers") {
             self.problem(
                 "contributes.providers",
-                "providers belong to API 0.3; octet-wasm speaks 0.1 and 0.2".into(),
+                "providers belong to API 0.3 (on 0.4, provider_proxy_v1); octet-wasm serves neither".into(),
                 "remove providers".into(),
             );
         }

@@ -73,6 +73,18 @@ impl Checker {
                 );
             }
         }
+        let (_, v0_4_only) = super::manifest::uses_v0_4(d);
+        if api != ApiVersion::V0_4 && !v0_4_only.is_empty() {
+            self.warning(
+                "api_version",
+                format!(
+                    "the guest uses what only API 0.4 carries ({}); on {} octet-wasm leaves it out",
+                    v0_4_only.join(", "),
+                    api.as_str()
+                ),
+                "api_version = \"0.4\"".into(),
+            );
+        }
         let missing = |have: &[String], want: &[String]| -> Vec<String> {
             want.iter().filter(|w| !have.contains(w)).cloned().collect()
         };
@@ -128,7 +140,7 @@ impl Checker {
                 "context = true".into(),
             );
         }
-        if d.menu && !declared.menu && api == ApiVersion::V0_2 {
+        if d.menu && !declared.menu && api.negotiates() {
             self.warning(
                 "contributes.menu",
                 "the guest answers menu/collect but the manifest does not declare a menu".into(),
@@ -145,9 +157,9 @@ impl Checker {
             "api_version": api.as_str(),
             "contributes": {"tools": declared.tools, "commands": declared.commands},
         });
-        if api == ApiVersion::V0_2 {
+        if api.negotiates() {
             params["protocol"] = json!({
-                "version": "0.2",
+                "version": api.as_str(),
                 "required_features": ["request_cancellation", "content_parts"],
             });
         }

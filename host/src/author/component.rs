@@ -181,6 +181,12 @@ pub fn description_json(description: &Description) -> Value {
             if let Some(schema) = &tool.output_schema {
                 value["output_schema"] = json_text(schema);
             }
+            if let Some(snippet) = &tool.prompt_snippet {
+                value["prompt_snippet"] = json!(snippet);
+            }
+            if !tool.prompt_guidelines.is_empty() {
+                value["prompt_guidelines"] = json!(tool.prompt_guidelines);
+            }
             value
         }).collect::<Vec<_>>(),
         "commands": description.commands.iter().map(|command| {

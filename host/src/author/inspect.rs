@@ -112,6 +112,12 @@ fn report(analysis: &Analysis) {
         if let Some(schema) = &tool.output_schema {
             say(&format!("    output_schema  {}", compact(schema)));
         }
+        if let Some(snippet) = &tool.prompt_snippet {
+            say(&format!("    prompt_snippet {snippet:?} (API 0.4)"));
+        }
+        for guideline in &tool.prompt_guidelines {
+            say(&format!("    guideline      {guideline:?} (API 0.4)"));
+        }
     }
     say(&format!("commands ({})", d.commands.len()));
     for command in &d.commands {

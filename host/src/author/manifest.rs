@@ -3,10 +3,12 @@
 //!
 //! Choices:
 //! - `api_version`: `--api-version`, else the metadata section's, else
-//!   `0.2` (the current wire: cancellation, concurrency, progress,
-//!   lifecycle). `0.1` is refused for a guest that uses something only 0.2
-//!   has (output schemas, optional features, lifecycle, a menu, concurrency
-//!   above 1, the 0.2-only hooks).
+//!   `0.4` for a guest that uses what only 0.4 carries (0.4 hooks, prompt
+//!   metadata, 0.4 features), else `0.2` (cancellation, concurrency,
+//!   progress, lifecycle). `0.1` is refused for a guest that uses something
+//!   only 0.2 has (output schemas, optional features, lifecycle, a menu,
+//!   concurrency above 1, the 0.2-only hooks); `0.1` and `0.2` are refused
+//!   for a guest that handles a 0.4 hook (octet rejects such a manifest).
 //! - `[capabilities]`: least privilege from the imports. `filesystem =
 //!   "workspace"` only when the component imports `wasi:filesystem`,
 //!   `network = true` only when it imports `wasi:sockets` or `wasi:http`;
@@ -23,17 +25,15 @@
 
 use super::component::{self, Analysis, Reach};
 use super::say;
+use crate::protocol::initialize::ApiVersion;
 use std::path::{Path, PathBuf};
 
-/// Hooks only API 0.2 may declare (protocol-core §3.2).
-pub const HOOKS_V0_2_ONLY: &[&str] = &["provider_retry", "before_persistence", "post_mutation"];
-/// Hooks both versions may declare.
-pub const HOOKS_V0_1: &[&str] = &[
-    "before_prompt",
-    "after_response",
-    "before_tool_call",
-    "after_tool_call",
-];
+/// Hooks every version may declare.
+pub use crate::protocol::features::HOOKS_V0_1;
+/// Hooks API 0.2 and 0.4 may declare, but not 0.1 (protocol-core §3.2).
+pub use crate::protocol::features::HOOKS_V0_2 as HOOKS_V0_2_ONLY;
+/// Hooks only API 0.4 may declare.
+pub use crate::protocol::features::HOOKS_V0_4 as HOOKS_V0_4_ONLY;
 
 #[derive(clap::Args)]
 pub struct ManifestArgs {
@@ -52,7 +52,8 @@ pub struct ManifestArgs {
     /// `description` (default: the metadata section's).
     #[arg(long)]
     description: Option<String>,
-    /// `api_version`: 0.1 or 0.2 (default: the metadata section's, else 0.2).
+    /// `api_version`: 0.1, 0.2 or 0.4 (default: the metadata section's, else
+    /// 0.4 when the guest uses what only 0.4 carries, else 0.2).
     #[arg(long, value_name = "VERSION")]
     api_version: Option<String>,
     /// Do not grant a capability the imports imply (filesystem, network):
@@ -95,14 +96,98 @@ pub fn uses_v0_2(description: &crate::runtime::types::Description) -> Vec<String
     uses
 }
 
+/// What is wrong with declaring `hook` in a manifest of `api` (`None`: the
+/// version is unknown), as the message and the fix; `None` when nothing is.
+pub fn hook_problem(api: Option<ApiVersion>, hook: &str) -> Option<(String, String)> {
+    use crate::protocol::features;
+    let Some(since) = features::hook_version(hook) else {
+        return Some((
+            format!("{hook:?} is not a hook of API 0.1, 0.2 or 0.4"),
+            format!(
+                "use one of {}, {}, {}",
+                HOOKS_V0_1.join(", "),
+                HOOKS_V0_2_ONLY.join(", "),
+                HOOKS_V0_4_ONLY.join(", ")
+            ),
+        ));
+    };
+    let api = api?;
+    if since == ApiVersion::V0_4 && api != ApiVersion::V0_4 {
+        return Some((
+            format!(
+                "{hook:?} is an API 0.4 hook; octet rejects it in a {} manifest",
+                api.as_str()
+            ),
+            "api_version = \"0.4\", or remove the hook".into(),
+        ));
+    }
+    if since == ApiVersion::V0_2 && api == ApiVersion::V0_1 {
+        return Some((
+            format!("{hook:?} is an API 0.2 hook; octet rejects it in a 0.1 manifest"),
+            "api_version = \"0.2\", or remove the hook".into(),
+        ));
+    }
+    let feature = features::hook_feature(hook)?;
+    if features::supported(api, feature) {
+        return None;
+    }
+    Some((
+        format!(
+            "octet-wasm cannot serve {hook:?}: it needs protocol feature {feature}, which octet-wasm does not implement, so initialize would fail"
+        ),
+        "remove the hook".into(),
+    ))
+}
+
+/// The 0.4-only things a guest uses, for messages; `hooks` only the 0.4
+/// hooks it handles (the things a 0.1 or 0.2 manifest cannot declare).
+pub fn uses_v0_4(description: &crate::runtime::types::Description) -> (Vec<String>, Vec<String>) {
+    let hooks: Vec<String> = description
+        .hooks
+        .iter()
+        .filter(|hook| HOOKS_V0_4_ONLY.contains(&hook.as_str()))
+        .map(|hook| format!("hook {hook}"))
+        .collect();
+    let mut others: Vec<String> = description
+        .tools
+        .iter()
+        .filter(|tool| crate::protocol::prompt::has(tool))
+        .map(|tool| format!("prompt metadata on tool {}", tool.name))
+        .collect();
+    let metadata_named = !others.is_empty();
+    for feature in &description.features {
+        // The metadata itself is the clearer name for its feature.
+        if metadata_named && feature == crate::protocol::prompt::FEATURE {
+            continue;
+        }
+        if crate::protocol::features::V0_4_ONLY.contains(&feature.as_str()) {
+            others.push(format!("feature {feature}"));
+        }
+    }
+    (hooks, others)
+}
+
 /// The `api_version` the manifest selects (see the module docs).
 pub fn api_version(analysis: &Analysis, requested: Option<&str>) -> Result<String, String> {
+    let (v0_4_hooks, v0_4_others) = uses_v0_4(&analysis.description);
     let chosen = requested
         .map(str::to_owned)
         .or_else(|| analysis.metadata.as_ref()?.api_version.clone())
-        .unwrap_or_else(|| "0.2".into());
+        .unwrap_or_else(|| {
+            if v0_4_hooks.is_empty() && v0_4_others.is_empty() {
+                "0.2".into()
+            } else {
+                "0.4".into()
+            }
+        });
+    if chosen != "0.4" && !v0_4_hooks.is_empty() {
+        return Err(format!(
+            "api_version {chosen} cannot carry what the guest uses: {}; use 0.4",
+            v0_4_hooks.join(", ")
+        ));
+    }
     match chosen.as_str() {
-        "0.2" => Ok(chosen),
+        "0.2" | "0.4" => Ok(chosen),
         "0.1" => {
             let uses = uses_v0_2(&analysis.description);
             if uses.is_empty() {
@@ -114,7 +199,7 @@ pub fn api_version(analysis: &Analysis, requested: Option<&str>) -> Result<Strin
                 ))
             }
         }
-        other => Err(format!("api_version {other:?} is not 0.1 or 0.2")),
+        other => Err(format!("api_version {other:?} is not 0.1, 0.2 or 0.4")),
     }
 }
 

@@ -28,7 +28,7 @@ pub struct Metadata {
     pub version: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// The wire version the manifest should select (`0.1` or `0.2`).
+    /// The wire version the manifest should select (`0.1`, `0.2` or `0.4`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     #[serde(default, skip_serializing_if = "DefaultLimits::is_empty")]
@@ -77,10 +77,9 @@ impl Metadata {
             ));
         }
         if let Some(api) = &self.api_version
-            && api != "0.1"
-            && api != "0.2"
+            && !["0.1", "0.2", "0.4"].contains(&api.as_str())
         {
-            return Err(format!("api_version {api:?} is not 0.1 or 0.2"));
+            return Err(format!("api_version {api:?} is not 0.1, 0.2 or 0.4"));
         }
         if self.limits.memory_mib == Some(0) {
             return Err("limits.memory_mib must be at least 1".into());
@@ -237,7 +236,7 @@ pub struct EmbedArgs {
     /// One line for the manifest's `description`.
     #[arg(long)]
     description: Option<String>,
-    /// The wire version `manifest` selects: 0.1 or 0.2.
+    /// The wire version `manifest` selects: 0.1, 0.2 or 0.4.
     #[arg(long, value_name = "VERSION")]
     api_version: Option<String>,
     /// Default linear memory per instance, in MiB (`run --memory-mib` wins;
