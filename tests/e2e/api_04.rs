@@ -247,6 +247,14 @@ fn version_strings_that_disagree_are_refused() {
         error.message,
         "unsupported executable-extension protocol version"
     );
+    // A canonical 0.3 contract has no place on the 0.4 wire.
+    let mut params = shim.init_params();
+    params["contract"] = json!({"version": "0.3"});
+    let reply = shim.initialize_with(params);
+    assert_eq!(
+        expect_error(&reply).message,
+        "API 0.4 initialize must not carry a contract (that is the canonical API 0.3 wire, which octet-wasm does not speak)"
+    );
     // OCTET_EXTENSION_API_VERSION (0.4 here) must agree with the params.
     let mut params = shim.init_params();
     params["api_version"] = json!("0.2");
