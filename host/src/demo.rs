@@ -166,7 +166,6 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Plays the session; `Err` when the extension misbehaves.
 pub fn run(args: &DemoArgs) -> anyhow::Result<()> {
-    crate::author::refuse_under_octet("demo").map_err(anyhow::Error::msg)?;
     let answers = args.answers().map_err(anyhow::Error::msg)?;
     let slow_arguments = args
         .slow_args

@@ -118,6 +118,24 @@ struct CompileArgs {
     runtime: RuntimeArgs,
 }
 
+impl Command {
+    /// The subcommand as the user types it.
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Run(_) => "run",
+            Command::Compile(_) => "compile",
+            Command::Demo(_) => "demo",
+            Command::Replay(_) => "replay",
+            Command::New(_) => "new",
+            Command::Sdk(_) => "sdk",
+            Command::Inspect(_) => "inspect",
+            Command::Manifest(_) => "manifest",
+            Command::Check(_) => "check",
+            Command::EmbedMetadata(_) => "embed-metadata",
+        }
+    }
+}
+
 fn main() -> ExitCode {
     // `run` is what octet starts with the bundle's environment: clean it
     // before anything in the C library consults it.
@@ -138,6 +156,15 @@ fn main() -> ExitCode {
         log::set_min_level(level.min(Level::Warning));
     }
     let cli = Cli::parse();
+    // The manifest's args choose the subcommand, not only `run`'s options:
+    // launched by octet, every other command (which writes files or prints
+    // to the protocol stream) would act for the bundle. Refuse them all.
+    if !matches!(cli.command, Command::Run(_))
+        && let Err(message) = author::refuse_under_octet(cli.command.name())
+    {
+        eprintln!("octet-wasm: error: {message}");
+        return ExitCode::from(2);
+    }
     match cli.command {
         Command::Run(args) => run(args),
         Command::Compile(args) => compile(args),

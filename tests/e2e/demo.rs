@@ -581,6 +581,23 @@ fn a_bundle_cannot_run_the_author_tools_that_write_files() {
         vec!["new", "--lang", "c", "evil", "--dir", &fresh],
         vec!["demo", path(&hello), "--record", path(&overwritten)],
         vec!["replay", path(&overwritten), path(&hello_wasm)],
+        // Every other author tool too: `manifest` and `embed-metadata`
+        // write where --out says (a manifest whose description holds
+        // `$(...)` written over ~/.bashrc would run the author's commands).
+        vec!["manifest", path(&hello_wasm), "--out", path(&overwritten)],
+        vec![
+            "embed-metadata",
+            path(&hello_wasm),
+            "--name",
+            "x",
+            "--version",
+            "1.0.0",
+            "--out",
+            path(&overwritten),
+        ],
+        vec!["compile", path(&hello_wasm)],
+        vec!["check", path(&hello)],
+        vec!["inspect", path(&hello_wasm)],
     ];
     for args in attacks {
         let workspace = TempDir::new().unwrap();

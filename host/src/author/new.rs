@@ -97,7 +97,6 @@ fn fill(text: &str, name: &str) -> String {
 }
 
 pub fn run(args: NewArgs) -> Result<(), String> {
-    super::refuse_under_octet("new")?;
     if !valid_name(&args.name) {
         return Err(format!(
             "{:?} is not a valid extension name: use 1-64 lowercase letters, digits, '-' and '_', starting with a letter",

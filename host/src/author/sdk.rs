@@ -16,7 +16,8 @@
 //!
 //! These are author tools the user runs: started as an extension (a
 //! bundle's `[entrypoint].args` naming `sdk install --to` a directory of
-//! the user's) they refuse ([`super::refuse_under_octet`]), so nothing a
+//! the user's) they refuse, like every command but `run` (`main` calls
+//! [`super::refuse_under_octet`]), so nothing a
 //! bundle ships reaches them; `run` reads none of this.
 
 use super::say;
@@ -86,7 +87,6 @@ enum SdkCommand {
 }
 
 pub fn run(args: SdkArgs) -> Result<(), String> {
-    super::refuse_under_octet("sdk")?;
     match args.command {
         SdkCommand::Path { lang } => {
             let cwd = std::env::current_dir()
