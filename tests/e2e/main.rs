@@ -24,6 +24,7 @@ mod concurrency;
 mod deadlines;
 mod fuzz_corpus;
 mod hello_delay;
+mod handler_failures;
 mod hello_world;
 mod hostile_bundle;
 mod hostile_cache;

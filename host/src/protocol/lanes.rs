@@ -522,9 +522,12 @@ pub fn guest_error(error: GuestError, cancel: &CancelToken) -> RpcError {
             RpcError::cancelled(&cancel.reason().unwrap_or_else(|| "cancelled".into()))
         }
         GuestError::Failed(message) => {
-            // The SDK answers a failed handler without data and logs why.
-            crate::guest_log!(Level::Error, "request handler failed", "error" => message);
-            RpcError::internal("internal error")
+            // The guest said why it failed: octet shows the message, so it
+            // is the answer (a guest that wants octet's SDK's bare
+            // "internal error", as the Python SDK does, answers that as an
+            // RPC error itself). Logged too, whole, for the author.
+            crate::guest_log!(Level::Error, "request handler failed", "error" => message.clone());
+            RpcError::internal(failure_message(&message))
         }
         GuestError::Rpc(error) => {
             let code = if allowed_code(error.code) {
@@ -541,6 +544,15 @@ pub fn guest_error(error: GuestError, cancel: &CancelToken) -> RpcError {
             }
             rpc
         }
+    }
+}
+
+/// A guest's failure text as a JSON-RPC error message, never blank
+/// (`RpcError` caps its length as the protocol does; the log keeps it all).
+fn failure_message(message: &str) -> String {
+    match message.trim() {
+        "" => "internal error".to_owned(),
+        text => text.to_owned(),
     }
 }
 

@@ -32,21 +32,34 @@ pub fn register(ext: &mut Extension, counters: &Rc<Counters>) {
         move |_: Value| seen.lifecycle.get().to_string(),
     );
 
-    // /stats → `lifecycle events: <n>, counter: <n>`
+    // /stats → `lifecycle events: <n>, counter: <n>`;
+    // /stats fail WHY → the handler fails with WHY
     let seen = Rc::clone(counters);
     ext.command(
         Command::new("stats", "Show the probe's counters").usage("/stats"),
-        move |_: Vec<String>| {
-            format!(
+        move |args: Vec<String>| -> Result<String, Error> {
+            if args.first().map(String::as_str) == Some("fail") {
+                return Err(Error::failed(args[1..].join(" ")));
+            }
+            Ok(format!(
                 "lifecycle events: {}, counter: {}",
                 seen.lifecycle.get(),
                 seen.calls.get()
-            )
+            ))
         },
     );
 
     ext.hook("before_prompt", |_: Value| HookResult::proceed());
-    ext.hook("after_response", |_: Value| HookResult::proceed());
+    // after_response {"probe_fail": WHY} → the hook fails with WHY
+    ext.hook(
+        "after_response",
+        |payload: Value| -> Result<HookResult, Error> {
+            match payload.get("probe_fail").and_then(Value::as_str) {
+                Some(why) => Err(Error::failed(why)),
+                None => Ok(HookResult::proceed()),
+            }
+        },
+    );
     ext.hook("before_tool_call", |payload: ToolCallPayload| {
         if payload.name == "forbidden" {
             HookResult::deny("probe forbids the tool `forbidden`")
