@@ -5,7 +5,8 @@
 //! dropped) proves nothing but valid frames reached stdout.
 
 use crate::support::{
-    HOST_GRACE, Shim, expect_error, expect_result, probe_manifest, raws, stderr_text, tool_text,
+    HOST_GRACE, Shim, expect_error, expect_result, probe_manifest, raws, stderr_text, tool_error,
+    tool_ok, tool_text,
 };
 use octet_wasm::hostsim::{ApiVersion, ManifestSpec, Reply, StderrLine};
 use serde_json::{Value, json};
@@ -22,29 +23,6 @@ fn ready(manifest: ManifestSpec, extra_args: &[&str]) -> Shim {
 /// An initialized API 0.2 probe (filesystem "workspace").
 fn probe(extra_args: &[&str]) -> Shim {
     ready(probe_manifest(ApiVersion::V0_2), extra_args)
-}
-
-/// The text of an `is_error` tool result; panics on a success or an RPC
-/// error.
-fn tool_error(reply: &Reply, what: &str) -> String {
-    let result = expect_result(reply);
-    assert_eq!(
-        result["is_error"], true,
-        "{what} should fail: {}",
-        reply.frame.raw
-    );
-    tool_text(reply)
-}
-
-/// The text of a successful tool result.
-fn tool_ok(reply: &Reply, what: &str) -> String {
-    let result = expect_result(reply);
-    assert_eq!(
-        result["is_error"], false,
-        "{what} should succeed: {}",
-        reply.frame.raw
-    );
-    tool_text(reply)
 }
 
 fn assert_mentions(text: &str, needles: &[&str], what: &str) {

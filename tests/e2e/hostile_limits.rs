@@ -10,10 +10,10 @@ mod policy;
 
 use crate::support::{
     HOST_GRACE, LOG_TIMEOUT, Shim, component, expect_error, expect_result, probe_manifest,
-    shim_binary, stderr_text, tool_text,
+    shim_binary, stderr_text, tool_error, tool_ok,
 };
 use octet_wasm::author::metadata::{self, DefaultLimits, Metadata};
-use octet_wasm::hostsim::{ApiVersion, Reply, StderrLine};
+use octet_wasm::hostsim::{ApiVersion, StderrLine};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -26,26 +26,6 @@ const BUILT_IN_MIB: u64 = 256;
 const HOST_RENDER_WAIT: Duration = Duration::from_millis(500);
 /// The message of a clamp record.
 const CLAMPED: &str = "the extension asks for more than the user's ceiling; lowered to the ceiling";
-
-fn tool_error(reply: &Reply, what: &str) -> String {
-    let result = expect_result(reply);
-    assert_eq!(
-        result["is_error"], true,
-        "{what} should fail: {}",
-        reply.frame.raw
-    );
-    tool_text(reply)
-}
-
-fn tool_ok(reply: &Reply, what: &str) -> String {
-    let result = expect_result(reply);
-    assert_eq!(
-        result["is_error"], false,
-        "{what} should succeed: {}",
-        reply.frame.raw
-    );
-    tool_text(reply)
-}
 
 /// The clamp record for `setting` (`memory_mib`, `deadlines.render`, ...).
 pub fn clamp_record(shim: &Shim, setting: &str) -> StderrLine {

@@ -503,6 +503,29 @@ pub fn expect_error(reply: &Reply) -> &RpcError {
     }
 }
 
+/// The text of an `is_error` tool result; panics on a success or an RPC
+/// error.
+pub fn tool_error(reply: &Reply, what: &str) -> String {
+    let result = expect_result(reply);
+    assert_eq!(
+        result["is_error"], true,
+        "{what} should fail: {}",
+        reply.frame.raw
+    );
+    tool_text(reply)
+}
+
+/// The text of a successful tool result.
+pub fn tool_ok(reply: &Reply, what: &str) -> String {
+    let result = expect_result(reply);
+    assert_eq!(
+        result["is_error"], false,
+        "{what} should succeed: {}",
+        reply.frame.raw
+    );
+    tool_text(reply)
+}
+
 /// The text of a tool result: the 0.1 `content` string or the 0.2 text parts
 /// joined.
 pub fn tool_text(reply: &Reply) -> String {
