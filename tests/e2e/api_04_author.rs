@@ -113,12 +113,18 @@ fn the_shipped_0_4_examples_check_clean() {
 
 /// `check` on a manifest for `component` with `api_version` and `hooks`.
 fn check(component_name: &str, api_version: &str, tools: &[&str], hooks: &[&str]) -> String {
+    let commands: &[&str] = if component_name == "api04" {
+        &["compose"]
+    } else {
+        &[]
+    };
     let (dir, wasm) = copied(component_name);
     let list = |items: &[&str]| Value::from(items.to_vec()).to_string();
     let manifest = format!(
-        "name = \"{component_name}\"\nversion = \"0.1.0\"\napi_version = \"{api_version}\"\n\n[entrypoint]\ncommand = \"octet-wasm\"\nargs = [\"run\", \"{}\"]\n\n[capabilities]\nfilesystem = \"workspace\"\nprocess = false\nnetwork = false\n\n[contributes]\ntools = {}\nhooks = {}\n",
+        "name = \"{component_name}\"\nversion = \"0.1.0\"\napi_version = \"{api_version}\"\n\n[entrypoint]\ncommand = \"octet-wasm\"\nargs = [\"run\", \"{}\"]\n\n[capabilities]\nfilesystem = \"workspace\"\nprocess = false\nnetwork = false\n\n[contributes]\ntools = {}\ncommands = {}\nhooks = {}\n",
         wasm.file_name().unwrap().to_string_lossy(),
         list(tools),
+        list(commands),
         list(hooks),
     );
     let path = dir.path().join("extension.toml");
@@ -161,10 +167,10 @@ fn check_knows_which_hooks_each_version_has() {
 
 #[test]
 fn check_warns_that_a_0_2_manifest_leaves_prompt_metadata_out() {
-    let tools = ["plain", "prompted", "register_late"];
+    let tools = crate::api_04_services::TOOLS;
     let report = check("api04", "0.2", &tools, &[]);
     assert!(
-        report.contains("the guest uses what only API 0.4 carries (prompt metadata on tool prompted); on 0.2 octet-wasm leaves it out"),
+        report.contains("the guest uses what only API 0.4 carries (prompt metadata on tool prompted, feature tool_composition_v1); on 0.2 octet-wasm leaves it out"),
         "{report}"
     );
     let report = check(

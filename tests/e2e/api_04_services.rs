@@ -21,10 +21,23 @@ const HOOKS: [&str; 5] = [
     "after_provider_response",
 ];
 
-fn manifest(api: ApiVersion) -> ManifestSpec {
+/// The api04 guest's tools; `contributes.tools` must equal them.
+pub const TOOLS: [&str; 8] = [
+    "plain",
+    "prompted",
+    "register_late",
+    "compose_context",
+    "compose_call",
+    "compose_store",
+    "compose_store_twice",
+    "compose_many",
+];
+
+pub fn manifest(api: ApiVersion) -> ManifestSpec {
     let manifest = ManifestSpec::new("api04", api)
         .filesystem("workspace")
-        .tools(&["plain", "prompted", "register_late"]);
+        .tools(&TOOLS)
+        .commands(&["compose"]);
     if api == ApiVersion::V0_4 {
         manifest.hooks(&HOOKS)
     } else {
@@ -32,7 +45,7 @@ fn manifest(api: ApiVersion) -> ManifestSpec {
     }
 }
 
-fn start(api: ApiVersion) -> (Shim, TempDir) {
+pub fn start(api: ApiVersion) -> (Shim, TempDir) {
     shim_for(&component("api04"), manifest(api))
 }
 
@@ -113,7 +126,7 @@ fn dynamic_tools_keep_their_metadata_where_it_is_negotiated() {
         assert_eq!(*params, expected, "{api:?}: {}", frame.raw);
         shim.respond(
             child,
-            json!({"revision": 1, "tools": ["late", "plain", "prompted", "register_late"]}),
+            json!({"revision": 1, "tools": std::iter::once(&"late").chain(TOOLS.iter()).collect::<Vec<_>>()}),
         )
         .expect("acknowledge");
         assert_eq!(crate::support::tool_text(&shim.reply(id)), "revision 1");

@@ -13,6 +13,7 @@ mod adversarial;
 mod agents;
 mod api_04;
 mod api_04_author;
+mod api_04_composition;
 mod api_04_examples;
 mod api_04_services;
 mod author;

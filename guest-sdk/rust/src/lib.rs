@@ -57,6 +57,7 @@ pub mod artifacts;
 pub mod bindings;
 mod call;
 mod cancel;
+pub mod composition;
 mod definition;
 mod dispatch;
 mod error;

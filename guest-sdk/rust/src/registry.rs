@@ -368,6 +368,12 @@ impl Extension {
         self.uses_agents().uses_feature("agent_model_selection_v1")
     }
 
+    /// Declares `tool_composition_v1` (API 0.4), needed by
+    /// [`composition`](crate::composition).
+    pub fn uses_composition(&mut self) -> &mut Self {
+        self.uses_feature("tool_composition_v1")
+    }
+
     /// Declares `policy_intents` and `approvals` (approval tokens).
     pub fn uses_approvals(&mut self) -> &mut Self {
         self.uses_policy().uses_feature("approvals")

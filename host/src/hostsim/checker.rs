@@ -441,12 +441,19 @@ impl FrameChecker {
             // Host services (protocol-services §1.7): calling one whose
             // feature was not negotiated is fatal; artifact/publish holds a
             // worker slot like a tool-parented confirmation.
-            "artifact/publish" | "tools/register" | "tools/unregister" | "secret/get"
-            | "policy/evaluate" => {
+            "artifact/publish"
+            | "tools/register"
+            | "tools/unregister"
+            | "secret/get"
+            | "policy/evaluate"
+            | "composition/context"
+            | "composition/call"
+            | "composition/store" => {
                 let feature = match method {
                     "artifact/publish" => "artifacts",
                     "secret/get" => "secrets",
                     "policy/evaluate" => "policy_intents",
+                    m if m.starts_with("composition/") => "tool_composition_v1",
                     _ => "dynamic_tools",
                 };
                 if !self.features.contains(feature) {

@@ -446,6 +446,33 @@ impl Bridge for Session {
         self.list_agent_models_for(scope, query, limit).await
     }
 
+    async fn composition_context(
+        &self,
+        scope: Option<Self::Scope>,
+    ) -> Result<crate::runtime::types::CompositionContext, GuestError> {
+        self.composition_context_for(scope).await
+    }
+
+    async fn composition_call(
+        &self,
+        scope: Option<Self::Scope>,
+        name: String,
+        arguments: String,
+        full_outcome: bool,
+    ) -> Result<String, GuestError> {
+        self.composition_call_for(scope, name, arguments, full_outcome)
+            .await
+    }
+
+    async fn composition_store(
+        &self,
+        scope: Option<Self::Scope>,
+        set: Vec<(String, String)>,
+        delete: Vec<String>,
+    ) -> Result<(), GuestError> {
+        self.composition_store_for(scope, set, delete).await
+    }
+
     fn current_catalog(&self) -> CatalogUpdate {
         self.current_catalog_update()
     }

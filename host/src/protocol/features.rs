@@ -37,6 +37,7 @@ pub const SUPPORTED_V0_4_ONLY: &[&str] = &[
     "cache_warming_decision",
     "compaction_strategy",
     "pipeline_hooks_v1",
+    "tool_composition_v1",
 ];
 
 /// Every feature name the host knows only on API 0.4 (offered or not, and

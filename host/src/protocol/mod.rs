@@ -7,6 +7,7 @@ pub mod agents;
 pub mod bounds;
 pub mod bridge;
 pub mod catalog;
+pub mod composition;
 pub mod deadlines;
 pub mod features;
 pub mod guest_json;
@@ -21,6 +22,7 @@ pub mod reverse;
 pub mod server;
 pub mod services;
 pub mod session;
+pub mod sidecar;
 pub mod work;
 
 use crate::log::Level;

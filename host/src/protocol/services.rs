@@ -86,6 +86,8 @@ pub struct Services {
     pub tools: Arc<ToolCatalogs>,
     /// One catalog mutation at a time (§5.6).
     mutation: tokio::sync::Mutex<()>,
+    /// What each live tool call has used of its composition budget.
+    pub(super) composition: super::composition::Parents,
 }
 
 #[derive(Default)]
@@ -247,7 +249,7 @@ impl Session {
             return Err(refused(
                 -32601,
                 format!(
-                    "{what} needs API 0.2 with the negotiated `{feature}` feature (declare it in the guest's features; the host must offer it)"
+                    "{what} needs API 0.2 or 0.4 with the negotiated `{feature}` feature (declare it in the guest's features; the host must offer it)"
                 ),
             ));
         }

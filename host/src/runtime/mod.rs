@@ -211,6 +211,38 @@ pub trait Bridge: Send + Sync + 'static {
         async { Err(no_service("agents")) }
     }
 
+    /// `composition.context` (API 0.4).
+    fn composition_context(
+        &self,
+        scope: Option<Self::Scope>,
+    ) -> impl Future<Output = Result<types::CompositionContext, types::GuestError>> + Send {
+        let _ = scope;
+        async { Err(no_service("composition")) }
+    }
+
+    /// `composition.call` (API 0.4): the value (or outcome) as JSON text.
+    fn composition_call(
+        &self,
+        scope: Option<Self::Scope>,
+        name: String,
+        arguments: String,
+        full_outcome: bool,
+    ) -> impl Future<Output = Result<String, types::GuestError>> + Send {
+        let _ = (scope, name, arguments, full_outcome);
+        async { Err(no_service("composition")) }
+    }
+
+    /// `composition.store` (API 0.4).
+    fn composition_store(
+        &self,
+        scope: Option<Self::Scope>,
+        set: Vec<(String, String)>,
+        delete: Vec<String>,
+    ) -> impl Future<Output = Result<(), types::GuestError>> + Send {
+        let _ = (scope, set, delete);
+        async { Err(no_service("composition")) }
+    }
+
     /// `tools-catalog.current`.
     fn current_catalog(&self) -> types::CatalogUpdate {
         types::CatalogUpdate {

@@ -27,6 +27,7 @@ pub mod types {
         Steered, SteeringDelivery, Waited,
     };
     pub use super::octet::extension::cancellation;
+    pub use super::octet::extension::composition::{CompositionContext, CompositionLimits};
     pub use super::octet::extension::host::LogLevel;
     pub use super::octet::extension::policy::{Decision, Intent, Verdict};
     pub use super::octet::extension::tools_catalog::CatalogUpdate;
@@ -298,6 +299,34 @@ impl<B: Bridge> octet::extension::agents::Host for StoreState<B> {
     ) -> Result<ModelList, GuestError> {
         let bridge = self.bridge.clone();
         bridge.list_agent_models(self.scope(), query, limit).await
+    }
+}
+
+impl<B: Bridge> octet::extension::composition::Host for StoreState<B> {
+    async fn context(&mut self) -> Result<CompositionContext, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.composition_context(self.scope()).await
+    }
+
+    async fn call(
+        &mut self,
+        name: String,
+        arguments: String,
+        full_outcome: bool,
+    ) -> Result<String, GuestError> {
+        let bridge = self.bridge.clone();
+        bridge
+            .composition_call(self.scope(), name, arguments, full_outcome)
+            .await
+    }
+
+    async fn store(
+        &mut self,
+        set: Vec<(String, String)>,
+        delete: Vec<String>,
+    ) -> Result<(), GuestError> {
+        let bridge = self.bridge.clone();
+        bridge.composition_store(self.scope(), set, delete).await
     }
 }
 

@@ -16,13 +16,20 @@
 //!   token;
 //! - `after_provider_response`: observes and continues.
 //!
+//! Tool composition (`tool_composition_v1`): `compose_context` (answers the
+//! context as JSON text), `compose_call {name, arguments, full}` (the value
+//! or outcome as JSON text), `compose_store {set, delete}` (`stored`),
+//! `compose_store_twice` (two commits), `compose_many {count}` (that many
+//! calls of `plain`, stopping at the first refusal); command `compose`
+//! (composition from a command, which octet refuses).
+//!
 //! An attacker's descriptions: when the workspace holds `.api04-mode`
 //! (written by the test before `initialize`), `prompted` carries the
 //! metadata that file names (`long-snippet`, `seventeen`, `control`).
 
 use octet_guest::hooks::{CacheWarmingRequest, ProviderHeaders, ProviderRequest};
 use octet_guest::prelude::*;
-use octet_guest::{CacheWarmingAction, tools_catalog};
+use octet_guest::{CacheWarmingAction, composition, tools_catalog};
 use serde::Deserialize;
 
 /// The switch file, relative to the workspace (the guest's `.`).
@@ -59,7 +66,96 @@ fn png(bytes: usize) -> Vec<u8> {
     data
 }
 
+#[derive(Deserialize)]
+struct Compose {
+    name: String,
+    arguments: Value,
+    #[serde(default)]
+    full: bool,
+    /// Answer only the value's size (for values larger than a frame).
+    #[serde(default)]
+    summary: bool,
+}
+
+#[derive(Deserialize)]
+struct Store {
+    #[serde(default)]
+    set: serde_json::Map<String, Value>,
+    #[serde(default)]
+    delete: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Many {
+    count: usize,
+}
+
+fn register_composition(ext: &mut Extension) {
+    ext.uses_composition();
+    ext.tool(
+        Tool::new("compose_context", "Read the composition context"),
+        |_: Value| -> Result<String> {
+            let context = composition::context()?;
+            Ok(json!({
+                "tools": context.tools,
+                "store": context.store,
+                "timeout_ms": context.timeout_ms,
+                "max_calls": context.max_calls,
+            })
+            .to_string())
+        },
+    );
+    ext.tool(
+        Tool::new("compose_call", "Call another tool through octet"),
+        |args: Compose| -> Result<String> {
+            let value = if args.full {
+                composition::call_outcome(&args.name, &args.arguments)?
+            } else {
+                composition::call(&args.name, &args.arguments)?
+            };
+            if args.summary {
+                return Ok(format!("bytes={}", value.to_string().len()));
+            }
+            Ok(value.to_string())
+        },
+    );
+    ext.tool(
+        Tool::new("compose_store", "Commit to the composition store"),
+        |args: Store| -> Result<String> {
+            composition::store(
+                args.set.iter().map(|(k, v)| (k.as_str(), v.clone())),
+                args.delete.iter().map(String::as_str),
+            )?;
+            Ok("stored".into())
+        },
+    );
+    ext.tool(
+        Tool::new("compose_store_twice", "Commit twice in one tool call"),
+        |_: Value| -> Result<String> {
+            composition::store([("first", json!(1))], [])?;
+            composition::store([("second", json!(2))], [])?;
+            Ok("stored twice".into())
+        },
+    );
+    ext.tool(
+        Tool::new("compose_many", "Call plain many times"),
+        |args: Many| -> Result<String> {
+            for done in 0..args.count {
+                if let Err(error) = composition::call("plain", json!({})) {
+                    return Ok(format!("{done} calls, then: {error}"));
+                }
+            }
+            Ok(format!("{} calls", args.count))
+        },
+    );
+    ext.command(
+        Command::new("compose", "Compose from a command"),
+        |_: Vec<String>| composition::context().map(|_| "composed".to_owned()),
+    );
+}
+
 fn setup(ext: &mut Extension) {
+    register_composition(ext);
     ext.uses_dynamic_tools();
     ext.tool(
         Tool::new("plain", "A tool without prompt metadata"),

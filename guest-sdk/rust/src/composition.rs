@@ -1,0 +1,88 @@
+//! Tool composition (API 0.4, feature `tool_composition_v1`): from inside a
+//! tool handler, call the session's other tools through octet, and read or
+//! commit the session's composition store.
+//!
+//! Declare the feature with
+//! [`Extension::uses_composition`](crate::Extension::uses_composition).
+//! Only a model tool call may compose: from any other handler every
+//! function here fails. The shim enforces octet's bounds (256 calls per
+//! tool call, arguments of 128 KiB, one store commit) and reads the sidecar
+//! files octet uses for large values, so results always arrive as JSON.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::bindings::octet::extension::composition as imports;
+use crate::error::{Error, Result};
+use crate::tool_result::to_json;
+
+/// What a tool call may compose with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Context {
+    /// The definitions of the tools it may call.
+    pub tools: Vec<Value>,
+    /// The store's entries.
+    pub store: serde_json::Map<String, Value>,
+    /// octet's time budget for this tool call's compositions.
+    pub timeout_ms: u64,
+    /// How many calls this tool call may make.
+    pub max_calls: u32,
+}
+
+fn parse(text: &str, what: &str) -> Result<Value> {
+    serde_json::from_str(text)
+        .map_err(|err| Error::failed(format!("the {what} is not JSON: {err}")))
+}
+
+/// `composition/context`: the tools and the store.
+pub fn context() -> Result<Context> {
+    let context = imports::context().map_err(Error::from_wit)?;
+    let tools = match parse(&context.tools, "composition tool list")? {
+        Value::Array(tools) => tools,
+        _ => return Err(Error::failed("the composition tool list is not an array")),
+    };
+    let store = match parse(&context.store, "composition store")? {
+        Value::Object(store) => store,
+        _ => return Err(Error::failed("the composition store is not an object")),
+    };
+    Ok(Context {
+        tools,
+        store,
+        timeout_ms: context.limits.timeout_ms,
+        max_calls: context.limits.max_calls,
+    })
+}
+
+fn arguments_json(arguments: impl Serialize) -> Result<String> {
+    to_json(&arguments).map_err(|message| {
+        Error::invalid_params(format!("the arguments could not be serialised: {message}"))
+    })
+}
+
+/// `composition/call`: runs tool `name` with `arguments` (serialised to a
+/// JSON object) and returns its value.
+pub fn call(name: &str, arguments: impl Serialize) -> Result<Value> {
+    let text = imports::call(name, &arguments_json(arguments)?, false).map_err(Error::from_wit)?;
+    parse(&text, "composition value")
+}
+
+/// Like [`call`], but returns the tool's whole outcome (its content parts,
+/// error flag and value, as octet reports them).
+pub fn call_outcome(name: &str, arguments: impl Serialize) -> Result<Value> {
+    let text = imports::call(name, &arguments_json(arguments)?, true).map_err(Error::from_wit)?;
+    parse(&text, "composition outcome")
+}
+
+/// `composition/store`: sets `set` and deletes `delete`, as the one commit
+/// this tool call may make.
+pub fn store<'a>(
+    set: impl IntoIterator<Item = (&'a str, Value)>,
+    delete: impl IntoIterator<Item = &'a str>,
+) -> Result<()> {
+    let set: Vec<(String, String)> = set
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value.to_string()))
+        .collect();
+    let delete: Vec<String> = delete.into_iter().map(str::to_owned).collect();
+    imports::store(&set, &delete).map_err(Error::from_wit)
+}
