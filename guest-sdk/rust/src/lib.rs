@@ -37,9 +37,10 @@
 //!
 //! Features are explicit: declare what you use with
 //! [`Extension::uses_feature`] (or [`Extension::uses_progress`],
-//! [`Extension::uses_progress_decoration`]). The only feature the SDK adds by
-//! itself is `lifecycle_events`, when a lifecycle handler is registered, so
-//! the subscription always matches the handlers. The two required features
+//! [`Extension::uses_progress_decoration`]). The SDK adds two by itself:
+//! `lifecycle_events` when a lifecycle handler is registered, so the
+//! subscription always matches the handlers, and `tool_prompt_metadata_v1`
+//! (API 0.4) when a tool carries prompt metadata. The two required features
 //! (`request_cancellation`, `content_parts`) are always spoken by the shim.
 //!
 //! State: handlers are `'static` closures, so keep state in an
