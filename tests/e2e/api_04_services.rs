@@ -272,6 +272,39 @@ fn cache_warming_advice_or_no_opinion() {
     shim.shutdown();
 }
 
+#[test]
+fn cache_warming_has_its_own_short_deadline() {
+    let (mut shim, _dir) = start(ApiVersion::V0_4);
+    shim.initialize();
+    let reply = hook(
+        &mut shim,
+        "cache_warming_decision",
+        json!({"decision": decision("warm", 100), "model": "m", "mode": "slow"}),
+    );
+    let error = expect_error(&reply);
+    assert_eq!(
+        (error.code, error.message.as_str()),
+        (-32000, "request deadline exceeded"),
+        "{}",
+        reply.frame.raw
+    );
+    let data = error.data.clone().unwrap_or_default();
+    assert_eq!(data["deadline_ms"], 150, "{}", reply.frame.raw);
+    assert_eq!(
+        data["raise_with"],
+        "deadlines.cache_warming in ~/.config/octet-wasm/policy.toml"
+    );
+    assert!(
+        data["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("octet waits 200 ms for cache_warming_decision")),
+        "{}",
+        reply.frame.raw
+    );
+    shim.assert_alive_and_silent_with("plain");
+    shim.shutdown();
+}
+
 /// The PNG the guest sends for `bytes`: the signature and a counting
 /// pattern, in base64.
 fn png_base64(bytes: usize) -> String {

@@ -7,7 +7,8 @@
 //!
 //! Hooks, each answering what its payload's `mode` asks (so one manifest
 //! serves every test):
-//! - `cache_warming_decision`: `warm`, `stop`, or no opinion;
+//! - `cache_warming_decision`: `warm`, `stop`, `echo` (the host's own
+//!   action), `slow` (sleeps past its deadline), or no opinion;
 //! - `compaction_strategy`: `frames` PNG frames of `bytes` bytes each, or
 //!   frames that are not PNG (`gif`);
 //! - `before_provider_request`: a rewritten payload, a scalar one (refused),
@@ -188,6 +189,11 @@ fn setup(ext: &mut Extension) {
                     HookResult::proceed().cache_warming(CacheWarmingAction::Stop)
                 }
                 "echo" => HookResult::proceed().cache_warming(CacheWarmingAction::Warm),
+                // `slow`: past any deadline unless stopped.
+                "slow" => {
+                    octet_guest::sleep(std::time::Duration::from_secs(20));
+                    HookResult::proceed().cache_warming(CacheWarmingAction::Warm)
+                }
                 _ => HookResult::proceed(),
             })
         },
