@@ -188,3 +188,36 @@ fn check_warns_that_a_0_2_manifest_leaves_prompt_metadata_out() {
     assert!(!report.contains("only API 0.4 carries"), "{report}");
     assert!(report.contains("0 problem(s)"), "{report}");
 }
+
+/// `check` on octet's own native-hello manifest, with `extra_top` before
+/// `[entrypoint]` and `extra_caps` under `[capabilities]`.
+fn check_native_hello(api_version: &str, extra_top: &str, extra_caps: &str) -> String {
+    let (dir, _wasm) = copied("native-hello");
+    let manifest = format!(
+        "name = \"native-hello\"\nversion = \"0.1.0\"\napi_version = \"{api_version}\"\n{extra_top}\n[entrypoint]\ncommand = \"octet-wasm\"\nargs = [\"run\", \"native-hello.wasm\"]\n\n[capabilities]\nfilesystem = \"none\"\nprocess = false\nnetwork = false\n{extra_caps}\n[contributes]\ntools = [\"hello\"]\n"
+    );
+    let path = dir.path().join("extension.toml");
+    std::fs::write(&path, manifest).unwrap();
+    out(&octet_wasm(&["check", text(&path)]))
+}
+
+#[test]
+fn check_knows_the_0_4_manifest_keys() {
+    // octet's native-hello manifest pins the host version.
+    let report = check_native_hello("0.4", "requires_octet = \"=0.8.2\"\n", "");
+    assert!(report.contains("0 problem(s), 0 warning(s)"), "{report}");
+    let grant = "builtin_tool_overrides = [\"read\"]\n";
+    let report = check_native_hello("0.4", "", grant);
+    assert!(
+        report.contains(
+            "octet-wasm does not negotiate builtin_tool_overrides_v1, so octet keeps its own read"
+        ) && report.contains("0 problem(s), 1 warning(s)"),
+        "{report}"
+    );
+    let report = check_native_hello("0.2", "", grant);
+    assert!(
+        report.contains("only API 0.4 manifests can grant built-in tool overrides")
+            && report.contains("1 problem(s)"),
+        "{report}"
+    );
+}

@@ -247,6 +247,7 @@ const TOP_KEYS: &[&str] = &[
     "entrypoint",
     "capabilities",
     "contributes",
+    "requires_octet",
 ];
 const ENTRYPOINT_KEYS: &[&str] = &["command", "args", "env"];
 const CAPABILITY_KEYS: &[&str] = &[
@@ -256,6 +257,7 @@ const CAPABILITY_KEYS: &[&str] = &[
     "environment",
     "secrets",
     "system_prompt",
+    "builtin_tool_overrides",
 ];
 const CONTRIBUTES_KEYS: &[&str] = &[
     "tools",
@@ -432,6 +434,7 @@ impl Checker {
             _ => {}
         }
         let _ = self.string(table, "", "description");
+        let _ = self.string(table, "", "requires_octet");
         declared.api = match self.string(table, "", "api_version").as_deref() {
             Some("0.1") => Some(ApiVersion::V0_1),
             Some("0.2") => Some(ApiVersion::V0_2),
@@ -713,6 +716,16 @@ impl Checker {
         declared.environment = self.strings(caps, "capabilities", "environment");
         let secrets = self.strings(caps, "capabilities", "secrets");
         let _ = self.flag(caps, "capabilities", "system_prompt");
+        let overrides = self.strings(caps, "capabilities", "builtin_tool_overrides");
+        match super::manifest::overrides_problem(declared.api, &overrides) {
+            Some((true, message, fix)) => {
+                self.problem("capabilities.builtin_tool_overrides", message, fix)
+            }
+            Some((false, message, fix)) => {
+                self.warning("capabilities.builtin_tool_overrides", message, fix)
+            }
+            None => {}
+        }
         if declared.api == Some(ApiVersion::V0_1) {
             for (key, present) in [
                 ("environment", !declared.environment.is_empty()),

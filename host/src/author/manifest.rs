@@ -139,6 +139,34 @@ pub fn hook_problem(api: Option<ApiVersion>, hook: &str) -> Option<(String, Stri
     ))
 }
 
+/// What to say about `[capabilities].builtin_tool_overrides` (an API 0.4
+/// grant for replacing octet's built-in tools): whether octet refuses the
+/// manifest for it, the message and the fix.
+pub fn overrides_problem(
+    api: Option<ApiVersion>,
+    names: &[String],
+) -> Option<(bool, String, String)> {
+    if names.is_empty() {
+        return None;
+    }
+    if api.is_some_and(|api| api != ApiVersion::V0_4) {
+        return Some((
+            true,
+            "only API 0.4 manifests can grant built-in tool overrides; octet refuses it here"
+                .into(),
+            "api_version = \"0.4\", or remove builtin_tool_overrides".into(),
+        ));
+    }
+    Some((
+        false,
+        format!(
+            "octet-wasm does not negotiate builtin_tool_overrides_v1, so octet keeps its own {}",
+            names.join(", ")
+        ),
+        "remove builtin_tool_overrides".into(),
+    ))
+}
+
 /// The 0.4-only things a guest uses, for messages; `hooks` only the 0.4
 /// hooks it handles (the things a 0.1 or 0.2 manifest cannot declare).
 pub fn uses_v0_4(description: &crate::runtime::types::Description) -> (Vec<String>, Vec<String>) {
