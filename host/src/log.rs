@@ -1,7 +1,7 @@
 //! Structured diagnostics on stderr, one JSON object per line.
 //!
 //! octet reads the extension's stderr as free text, one diagnostic per line
-//! (protocol-core §1.8); the SDK convention is `{"level", "message", ...fields}`
+//! (docs/protocol.md#stderr); the SDK convention is `{"level", "message", ...fields}`
 //! and we keep it so both look alike in the host's logs. stdout is never
 //! touched here: it belongs to the wire writer alone.
 //!

@@ -54,7 +54,7 @@ impl Answer {
     }
 }
 
-/// octet's artifact bounds (protocol-services §4.4).
+/// octet's artifact bounds (docs/services.md#artifact-checks).
 const MAX_ARTIFACT_BYTES: usize = 20 * 1024 * 1024;
 const MAX_ARTIFACTS: usize = 64;
 const MAX_RETAINED_BYTES: usize = 64 * 1024 * 1024;
@@ -321,7 +321,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// octet's supported MIME types and the leading bytes each must carry
-/// (protocol-services §4.3).
+/// (docs/services.md#artifact-checks).
 fn signature_matches(mime: &str, b: &[u8]) -> bool {
     let at = |offset: usize, magic: &[u8]| {
         b.len() >= offset + magic.len() && &b[offset..offset + magic.len()] == magic

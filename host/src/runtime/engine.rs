@@ -12,7 +12,7 @@ pub fn build(limits: &Limits) -> anyhow::Result<Engine> {
         .wasm_component_model(true)
         // Every store yields at each epoch tick, so a busy guest never
         // holds a runtime thread and its call can be abandoned at a
-        // deadline or cancellation (design §9).
+        // deadline or cancellation (docs/choices.md#runtime-safeguards).
         .epoch_interruption(limits.epoch_interruption)
         .consume_fuel(limits.fuel.is_some())
         // Memory is allocated when a store asks for it, which is when the
@@ -27,7 +27,8 @@ pub fn build(limits: &Limits) -> anyhow::Result<Engine> {
 /// Advances the engine's epoch on a fixed tick until dropped.
 ///
 /// One ticker serves every store; each store has its own deadline, so
-/// interrupting one call never disturbs another (design §9).
+/// interrupting one call never disturbs another
+/// (docs/choices.md#runtime-safeguards).
 pub struct EpochTicker {
     stop: Option<std::sync::mpsc::Sender<()>>,
 }

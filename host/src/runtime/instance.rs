@@ -130,7 +130,8 @@ impl<B: Bridge> Instance<B> {
         let mut store = Store::new(engine, state);
         store.limiter(|state| &mut state.limiter);
         // Yield to the runtime at every tick: the caller's timers and
-        // cancellation can then drop a busy call (design §9).
+        // cancellation can then drop a busy call
+        // (docs/choices.md#runtime-safeguards).
         if limits.epoch_interruption {
             store.set_epoch_deadline(1);
             store.epoch_deadline_async_yield_and_update(1);

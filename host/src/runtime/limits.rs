@@ -28,8 +28,8 @@ pub struct Limits {
     /// of these limits share it.
     pub process_memory: Arc<MemoryBudget>,
     /// Table elements per table. Default 1,000,000: the interpreter guests
-    /// (Python, JavaScript) use tables of ~100,000 elements (toolchain.md
-    /// §4.2); a million bounds host memory at 8 MiB per table.
+    /// (Python, JavaScript) were measured to use tables of ~100,000
+    /// elements; a million bounds host memory at 8 MiB per table.
     pub table_elements: usize,
     /// Core instances per component instance. Default 64, like the pooling
     /// configuration the interpreter guests were measured with.
@@ -39,7 +39,7 @@ pub struct Limits {
     /// Memories per component instance. Default 8 (same source).
     pub memories: usize,
     /// Fuel (roughly, wasm instructions) per call; `None` disables fuel,
-    /// which costs up to 40% on call-heavy code (toolchain.md §4.4).
+    /// which costs up to 40% on call-heavy code (measured).
     pub fuel: Option<u64>,
     /// Who chose `memory_bytes` and `fuel`, so an error about them tells
     /// the reader who can raise them.

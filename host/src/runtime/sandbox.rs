@@ -1,7 +1,7 @@
 //! The WASI sandbox an instance runs in, from the manifest's capabilities.
 //!
 //! For a native octet extension `[capabilities]` are consent metadata; here
-//! they are the whole of what the guest can reach (design §5):
+//! they are the whole of what the guest can reach (docs/choices.md#sandbox):
 //!
 //! | capability | what the guest gets |
 //! |---|---|

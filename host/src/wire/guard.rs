@@ -1,7 +1,7 @@
 //! The last check on a frame before it reaches stdout.
 //!
 //! octet parses every line the extension writes with serde_json and kills
-//! the extension over any line it cannot parse (protocol-core §1.5). Guest
+//! the extension over any line it cannot parse (docs/protocol.md#fatal). Guest
 //! JSON is checked where it enters (`protocol::guest_json`), so this guard
 //! is defence in depth: it refuses what the host would die of, should a
 //! boundary check ever be missing, and is never reached when they work.
@@ -52,8 +52,8 @@ impl std::fmt::Display for Unsendable {
 
 impl Unsendable {
     /// The small -32603 error that answers a request whose response was
-    /// refused (the SDK's answer to an oversized frame, §1.3), naming the
-    /// bound in `data`.
+    /// refused (the SDK's answer to an oversized frame,
+    /// docs/protocol.md#frame-size), naming the bound in `data`.
     pub fn rpc_error(&self) -> RpcError {
         let data = match self {
             Unsendable::TooLarge { bytes } => {

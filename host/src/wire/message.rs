@@ -3,13 +3,13 @@
 //! Inbound lines are classified into [`Inbound`] or a [`Rejection`]; a
 //! rejection carries a numeric id only when answering is safe. Anything else
 //! is logged, never answered: octet treats a response whose id is null or a
-//! string as fatal (protocol-core §1.4), so the generic JSON-RPC habit of
+//! string as fatal (docs/protocol.md#fatal), so the generic JSON-RPC habit of
 //! answering unparseable input with `id: null` would kill the extension.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// JSON-RPC error codes used on this wire (protocol-core §8).
+/// JSON-RPC error codes used on this wire (docs/protocol.md#error-codes).
 pub mod code {
     pub const INVALID_REQUEST: i64 = -32600;
     pub const METHOD_NOT_FOUND: i64 = -32601;
@@ -19,7 +19,7 @@ pub mod code {
     pub const SERVER_ERROR: i64 = -32000;
 }
 
-/// Error messages are capped like the Rust SDK's (protocol-core §8).
+/// Error messages are capped like the Rust SDK's (docs/protocol.md#error-codes).
 const MAX_ERROR_MESSAGE_BYTES: usize = 4096;
 
 /// An `error` member: `{code, message, data?}`.
@@ -138,7 +138,7 @@ pub fn parse_line(line: &[u8]) -> Result<Inbound, Rejection> {
     classify(value)
 }
 
-/// Sorts a parsed JSON value into a message (protocol-core §1.4, §1.6).
+/// Sorts a parsed JSON value into a message (docs/protocol.md#bad-input).
 pub fn classify(value: Value) -> Result<Inbound, Rejection> {
     let Value::Object(mut object) = value else {
         return Err(Rejection::Log {

@@ -15,5 +15,6 @@ pub mod transport;
 ///
 /// The host tears the stream down as soon as an extension line reaches
 /// 1,048,576 bytes before its LF, and never sends more than 1,048,575 bytes
-/// plus LF itself (protocol-core §1.3), so one bound serves both directions.
+/// plus LF itself (docs/protocol.md#frame-size), so one bound serves both
+/// directions.
 pub const MAX_FRAME_BYTES: usize = 1_048_575;

@@ -3,9 +3,9 @@
 //!
 //! The reader only frames and parses; it never runs guest code, so control
 //! traffic (cancellations, answers to our child requests) is seen at once
-//! even while every guest instance is busy (protocol-core §6.1). The writer
-//! is the only code in the process that touches stdout: it writes whole
-//! frames and flushes each one (§1.7), under a lock.
+//! even while every guest instance is busy (docs/protocol.md#scheduling).
+//! The writer is the only code in the process that touches stdout: it writes
+//! whole frames and flushes each one (docs/protocol.md#writer), under a lock.
 
 use super::MAX_FRAME_BYTES;
 use super::frame::{Frame, FrameReader, LineAssembler};
