@@ -157,9 +157,11 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     // The manifest's args choose the subcommand, not only `run`'s options:
-    // launched by octet, every other command (which writes files or prints
-    // to the protocol stream) would act for the bundle. Refuse them all.
-    if !matches!(cli.command, Command::Run(_))
+    // launched by octet, the other commands (which write files where their
+    // arguments say, or print to the protocol stream) would act for the
+    // bundle. Only `run` and `compile` (which does nothing `run` does not:
+    // it fills the user's own authenticated cache) may start there.
+    if !matches!(cli.command, Command::Run(_) | Command::Compile(_))
         && let Err(message) = author::refuse_under_octet(cli.command.name())
     {
         eprintln!("octet-wasm: error: {message}");

@@ -595,7 +595,6 @@ fn a_bundle_cannot_run_the_author_tools_that_write_files() {
             "--out",
             path(&overwritten),
         ],
-        vec!["compile", path(&hello_wasm)],
         vec!["check", path(&hello)],
         vec!["inspect", path(&hello_wasm)],
     ];
