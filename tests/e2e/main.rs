@@ -41,6 +41,7 @@ mod isolation;
 mod manifest_mismatch;
 mod negotiation;
 mod progress;
+mod python_agents;
 mod python_compat;
 mod python_seeds;
 mod python_services;

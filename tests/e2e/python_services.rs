@@ -364,3 +364,21 @@ fn python_services_without_negotiation_raise_rpc_errors() {
     assert_eq!(expect_error(&reply).code, -32601);
     shim.shutdown();
 }
+
+#[test]
+fn python_model_selection_is_negotiated_only_when_the_guest_names_it() {
+    // This guest keeps the SDK's default features, which leave out
+    // agent_model_selection_v1 (the agents guest names it:
+    // tests/e2e/python_agents.rs).
+    let (mut shim, _dir) = start();
+    let mut offered: Vec<&str> = HOST_OPTIONAL_FEATURES.to_vec();
+    offered.extend(["agent_sessions", "agent_model_selection_v1"]);
+    let result = initialize(&mut shim, Some(&offered));
+    let features = protocol(&result)["features"].as_array().unwrap().clone();
+    assert!(features.contains(&json!("agent_sessions")), "{result}");
+    assert!(
+        !features.contains(&json!("agent_model_selection_v1")),
+        "{result}"
+    );
+    shim.shutdown();
+}
