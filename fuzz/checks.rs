@@ -132,8 +132,12 @@ pub fn guest_json(data: &[u8]) {
         "accepted JSON nested deeper than {limit}"
     );
     let reread: Value = serde_json::from_str(&encoded).expect("what the shim writes parses again");
-    assert_eq!(reread, value, "the value changed on its way through the wire");
-    let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"structured_content":{encoded}}}}}"#);
+    assert_eq!(
+        reread, value,
+        "the value changed on its way through the wire"
+    );
+    let frame =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"structured_content":{encoded}}}}}"#);
     if frame.len() <= octet_wasm::wire::MAX_FRAME_BYTES {
         check_frame(&frame).expect("a frame of accepted guest JSON passes the guard");
     }
