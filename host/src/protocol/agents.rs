@@ -1,13 +1,14 @@
 //! Child agent sessions behind the guest's `agents` import (API 0.2,
 //! feature `agent_sessions`; `agent/models` and model selection also need
-//! `agent_model_selection_v1`), protocol-services §6.
+//! `agent_model_selection_v1`; docs/services.md#agents).
 //!
 //! Like every service: the feature and the active parent are checked, then
-//! every bound of §6.3–§6.6, before a frame is written; a refusal names the
-//! feature or the bound. The host derives the owner from the parent, so no
-//! `resource_owner` is ever sent (on API 0.2 that is a typed refusal). What
-//! the host answers (-32002, -32000, -32800, -32602, ...) reaches the guest
-//! unchanged; a malformed answer is a failure naming the method.
+//! every bound of each `agent/*` call, before a frame is written; a refusal
+//! names the feature or the bound. The host derives the owner from the
+//! parent, so no `resource_owner` is ever sent (on API 0.2 that is a typed
+//! refusal). What the host answers (-32002, -32000, -32800, -32602, ...)
+//! reaches the guest unchanged; a malformed answer is a failure naming the
+//! method.
 
 use super::services::active_parent;
 use super::session::{RequestState, Session};
@@ -16,31 +17,34 @@ use serde_json::{Map, Value, json};
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
-/// Longest spawn, steering or follow-up message (§6.3, §6.4).
+/// Longest spawn, steering or follow-up message (docs/services.md#agent-spawn,
+/// docs/services.md#agent-steer).
 pub const MAX_AGENT_MESSAGE: usize = 128 * 1024;
-/// Longest `task_name` / `profile`, in characters of `[a-z0-9_-]` (§6.3).
+/// Longest `task_name` / `profile`, in characters of `[a-z0-9_-]`
+/// (docs/services.md#agent-spawn).
 pub const MAX_TASK_NAME: usize = 48;
-/// Longest spawn `idempotency_key` (§6.3).
+/// Longest spawn `idempotency_key` (docs/services.md#agent-spawn).
 pub const MAX_IDEMPOTENCY_KEY: usize = 256;
-/// `policy.max_concurrent_children` (§6.3).
+/// `policy.max_concurrent_children` (docs/services.md#agent-spawn).
 pub const CONCURRENT_CHILDREN: RangeInclusive<u32> = 1..=8;
-/// `policy.max_turns` (§6.3).
+/// `policy.max_turns` (docs/services.md#agent-spawn).
 pub const TURNS: RangeInclusive<u32> = 1..=256;
-/// `policy.max_tokens` (§6.3).
+/// `policy.max_tokens` (docs/services.md#agent-spawn).
 pub const TOKENS: RangeInclusive<u32> = 1_000..=64_000;
-/// `policy.max_cost_microdollars` (§6.3).
+/// `policy.max_cost_microdollars` (docs/services.md#agent-spawn).
 pub const COST_MICRODOLLARS: RangeInclusive<u64> = 1..=50_000_000;
-/// `policy.max_output_bytes` (§6.3).
+/// `policy.max_output_bytes` (docs/services.md#agent-spawn).
 pub const OUTPUT_BYTES: RangeInclusive<u32> = 512..=16_384;
-/// `policy.timeout_ms` (§6.3).
+/// `policy.timeout_ms` (docs/services.md#agent-spawn).
 pub const TIMEOUT_MS: RangeInclusive<u64> = 5_000..=86_400_000;
-/// `agent/wait` `timeout_ms` (§6.6; rejected locally like the SDK).
+/// `agent/wait` `timeout_ms` (docs/services.md#agent-list; rejected locally
+/// like the SDK).
 pub const WAIT_MS: RangeInclusive<u32> = 1..=60_000;
-/// Longest explicit model-selection member (§6.5).
+/// Longest explicit model-selection member (docs/services.md#agent-spawn).
 pub const MAX_MODEL_FIELD: usize = 256;
-/// Longest `agent/models` query (§6.5).
+/// Longest `agent/models` query (docs/services.md#agent-models).
 pub const MAX_MODEL_QUERY: usize = 128;
-/// `agent/models` `limit` (§6.5).
+/// `agent/models` `limit` (docs/services.md#agent-models).
 pub const MODELS_LIMIT: RangeInclusive<u32> = 1..=100;
 
 fn bound(message: impl Into<String>) -> GuestError {
@@ -120,7 +124,7 @@ fn tool_name(tool: AgentTool) -> &'static str {
     }
 }
 
-/// The wire `model_selection` object (§6.5).
+/// The wire `model_selection` object (docs/services.md#agent-spawn).
 fn model_selection_json(selection: &ModelSelection) -> Result<Value, GuestError> {
     let mut object = Map::new();
     for (key, member) in [
@@ -147,8 +151,8 @@ fn model_selection_json(selection: &ModelSelection) -> Result<Value, GuestError>
 }
 
 /// The `agent/spawn` params for `request` under `parent`, every bound of
-/// §6.3 checked. `model_selection` says whether `agent_model_selection_v1`
-/// was negotiated.
+/// docs/services.md#agent-spawn checked. `model_selection` says whether
+/// `agent_model_selection_v1` was negotiated.
 pub fn spawn_params(
     parent: u64,
     request: &SpawnRequest,
@@ -291,7 +295,8 @@ impl Reader<'_> {
             .ok_or_else(|| self.invalid(&format!("{key} must be a non-negative integer")))
     }
 
-    /// A tagged status object (§6.7). `output` and `error` are kept when
+    /// A tagged status object (docs/services.md#agent-spawn; unknown states,
+    /// docs/choices.md#agent-states). `output` and `error` are kept when
     /// they are strings; other states' fields stay in the record.
     fn status(&self, map: &Map<String, Value>) -> Result<AgentStatus, GuestError> {
         let status = self.object(map.get("status").unwrap_or(&Value::Null), "status")?;
@@ -365,7 +370,7 @@ impl Session {
             .is_some_and(|s| s.has("agent_model_selection_v1"))
     }
 
-    /// `agents.spawn` (§6.3).
+    /// `agents.spawn` (docs/services.md#agent-spawn).
     pub(super) async fn spawn_agent_for(
         &self,
         scope: Option<Arc<RequestState>>,
@@ -386,7 +391,7 @@ impl Session {
         })
     }
 
-    /// `agents.send` (`agent/message`, §6.4).
+    /// `agents.send` (`agent/message`, docs/services.md#agent-steer).
     pub(super) async fn steer_agent_for(
         &self,
         scope: Option<Arc<RequestState>>,
@@ -414,7 +419,7 @@ impl Session {
         })
     }
 
-    /// `agents.follow-up` (`agent/follow_up`, §6.4).
+    /// `agents.follow-up` (`agent/follow_up`, docs/services.md#agent-steer).
     pub(super) async fn follow_up_agent_for(
         &self,
         scope: Option<Arc<RequestState>>,
@@ -443,7 +448,7 @@ impl Session {
         })
     }
 
-    /// `agents.list-agents` (`agent/list`, §6.6).
+    /// `agents.list-agents` (`agent/list`, docs/services.md#agent-list).
     pub(super) async fn list_agents_for(
         &self,
         scope: Option<Arc<RequestState>>,
@@ -457,7 +462,7 @@ impl Session {
         .snapshot(&reply)
     }
 
-    /// `agents.wait` (`agent/wait`, §6.6).
+    /// `agents.wait` (`agent/wait`, docs/services.md#agent-list).
     pub(super) async fn wait_agents_for(
         &self,
         scope: Option<Arc<RequestState>>,
@@ -486,7 +491,7 @@ impl Session {
         })
     }
 
-    /// `agents.interrupt` (`agent/interrupt`, §6.6).
+    /// `agents.interrupt` (`agent/interrupt`, docs/services.md#agent-list).
     pub(super) async fn interrupt_agent_for(
         &self,
         scope: Option<Arc<RequestState>>,
@@ -511,7 +516,7 @@ impl Session {
         })
     }
 
-    /// `agents.list-models` (`agent/models`, §6.5).
+    /// `agents.list-models` (`agent/models`, docs/services.md#agent-models).
     pub(super) async fn list_agent_models_for(
         &self,
         scope: Option<Arc<RequestState>>,

@@ -12,7 +12,7 @@ pub struct JsonBounds {
     pub max_key_bytes: Option<usize>,
 }
 
-/// `persistence_metadata.value` (protocol-core §4.3).
+/// `persistence_metadata.value` (docs/protocol.md#result-bounds).
 pub const PERSISTENCE_VALUE: JsonBounds = JsonBounds {
     name: "persistence_metadata.value",
     max_bytes: 16 * 1024,

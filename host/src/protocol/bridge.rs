@@ -14,9 +14,11 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
-/// Longest `input/request` prompt (§5.4; beyond is fatal on the host).
+/// Longest `input/request` prompt (docs/protocol.md#input-request; beyond is
+/// fatal on the host).
 pub const MAX_INPUT_PROMPT: usize = 16 * 1024;
-/// Longest `input/request` answer the SDK accepts (§5.4).
+/// Longest `input/request` answer the SDK accepts
+/// (docs/protocol.md#input-request).
 pub const MAX_INPUT_ANSWER: usize = 256 * 1024;
 
 fn refused(code: i32, message: impl Into<String>) -> GuestError {
@@ -84,7 +86,7 @@ impl Session {
     }
 
     /// The parent a reverse operation runs under. On API 0.2 it must be a
-    /// model tool call or a declared command (§4.0.1).
+    /// model tool call or a declared command (docs/protocol.md#active-parent).
     fn parent<'a>(
         &self,
         api: ApiVersion,
@@ -247,7 +249,8 @@ impl Bridge for Session {
             ));
         };
         // Status events are superseded by the next one, so past a bound
-        // they are coalesced away (the host may do the same, §5.7); output
+        // they are coalesced away (octet's progress channel may do the same
+        // under load); output
         // and decorations would be lost, so those fail instead.
         let coalescible = matches!(event, ProgressEvent::Status(_));
         let event = match event {

@@ -1,7 +1,8 @@
 //! How long each kind of request may run before the shim answers for it.
 //!
 //! The host gives up on a request at its own deadline, cancels it, and kills
-//! the whole extension if no answer follows within 2 s (protocol-core §7.3).
+//! the whole extension if no answer follows within 2 s
+//! (docs/protocol.md#deadlines).
 //! The shim therefore stops a guest a little *before* each host deadline and
 //! answers itself, so one slow call never costs the extension.
 //!

@@ -1,7 +1,7 @@
 //! Lanes: tasks that own guest instances and run work on them, one job at
 //! a time per instance.
 //!
-//! Which requests go where (design §3):
+//! Which requests go where (docs/choices.md#pool-routing):
 //! - the **primary lane** owns the one long-lived instance and serves, in
 //!   arrival order, every command, hook, context, status, render and menu
 //!   request, every lifecycle event and the shutdown handler, so a guest can
@@ -405,7 +405,7 @@ async fn execute(
                     )
                 }
                 // A failed tool is a result the model reads, not an RPC
-                // error (protocol-core §4.1).
+                // error (docs/protocol.md#tool-results).
                 Ok(Err(GuestError::Failed(text))) => {
                     Served::Answered(Ok(results::tool_failure(context.api, &text)))
                 }

@@ -1,7 +1,7 @@
 //! The manifest facts the host sends in `initialize.contributes`: what the
 //! shim may let the guest do on the wire (notifications, confirmations,
 //! status surfaces, ...). Emitting an undeclared message is fatal on the
-//! host (protocol-core §1.5), so every gate reads from here.
+//! host (docs/protocol.md#fatal), so every gate reads from here.
 
 use crate::wire::message::RpcError;
 use serde_json::Value;

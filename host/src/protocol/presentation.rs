@@ -1,11 +1,11 @@
-//! `presentation/update` snapshots (protocol-services §7): the host treats
-//! every invalid snapshot as fatal, so the shim validates the complete
+//! `presentation/update` snapshots (docs/services.md#presentation): the host
+//! treats every invalid snapshot as fatal, so the shim validates the complete
 //! schema before anything is written.
 
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
 
-/// Encoded snapshot bound (§7.3).
+/// Encoded snapshot bound (docs/services.md#snapshot-schema).
 pub const MAX_SNAPSHOT_BYTES: usize = 256 * 1024;
 pub const MAX_ACTIVITIES: usize = 128;
 pub const MAX_NODES: usize = 256;
@@ -209,8 +209,8 @@ fn references(map: &Map<String, Value>, what: &str) -> Check {
     Ok(())
 }
 
-/// Checks `snapshot` against §7.3; `commands` are the manifest's declared
-/// commands. Returns the snapshot's revision.
+/// Checks `snapshot` against docs/services.md#snapshot-schema; `commands`
+/// are the manifest's declared commands. Returns the snapshot's revision.
 pub fn check_snapshot(snapshot: &Value, commands: &[String]) -> Result<u64, String> {
     let map = object(
         snapshot,

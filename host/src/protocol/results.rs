@@ -1,7 +1,8 @@
 //! Guest answers turned into wire results, with every bound of
-//! protocol-core §4 checked before anything is written. A violation is a
-//! [`ResultError`] naming the bound; the server answers it as -32603 (the
-//! SDK's "invalid handler result"), never as a frame the host would reject.
+//! docs/protocol.md#result-bounds checked before anything is written. A
+//! violation is a [`ResultError`] naming the bound; the server answers it as
+//! -32603 (the SDK's "invalid handler result"), never as a frame the host
+//! would reject.
 
 use super::bounds::{JsonBounds, check_json};
 use super::guest_json;
@@ -23,9 +24,9 @@ fn fail<T>(message: impl Into<String>) -> Result<T, ResultError> {
     Err(ResultError(message.into()))
 }
 
-/// Most content parts in one result (§4.1).
+/// Most content parts in one result (docs/protocol.md#tool-results).
 pub const MAX_PARTS: usize = 256;
-/// Bounds of `structured_content` (§4.1).
+/// Bounds of `structured_content` (docs/protocol.md#result-bounds).
 pub const STRUCTURED: JsonBounds = JsonBounds {
     name: "structured_content",
     max_bytes: 256 * 1024,
@@ -33,7 +34,7 @@ pub const STRUCTURED: JsonBounds = JsonBounds {
     max_nodes: 16_384,
     max_key_bytes: None,
 };
-/// Bounds of `metadata` (§4.1).
+/// Bounds of `metadata` (docs/protocol.md#result-bounds).
 pub const METADATA: JsonBounds = JsonBounds {
     name: "metadata",
     max_bytes: 64 * 1024,
@@ -41,7 +42,7 @@ pub const METADATA: JsonBounds = JsonBounds {
     max_nodes: 16_384,
     max_key_bytes: Some(256),
 };
-/// Renderer bounds (§4.6).
+/// Renderer bounds (docs/protocol.md#tool-render).
 pub const MAX_SEGMENTS: usize = 128;
 pub const MAX_SEGMENT_TEXT: usize = 8 * 1024;
 pub const MAX_STYLE_ROLE: usize = 128;
@@ -54,8 +55,8 @@ pub struct ToolShape<'a> {
     pub artifacts: bool,
 }
 
-/// A tool result for the wire (§4.1). API 0.1 joins the text parts into the
-/// legacy string.
+/// A tool result for the wire (docs/protocol.md#tool-results). API 0.1 joins
+/// the text parts into the legacy string.
 pub fn tool_result(
     api: ApiVersion,
     shape: &ToolShape<'_>,
@@ -264,7 +265,8 @@ pub fn default_hook_result() -> Value {
     json!({ "disposition": { "action": "continue" }, "context": [], "notifications": [] })
 }
 
-/// A hook result; typed extras are only sent for their own hook (§4.3).
+/// A hook result; typed extras are only sent for their own hook
+/// (docs/protocol.md#hook-run).
 pub fn hook_result(hook: &str, result: HookResult) -> Result<Value, ResultError> {
     let disposition = match &result.disposition {
         Disposition::Continue => json!({ "action": "continue" }),
@@ -324,7 +326,7 @@ pub fn hook_result(hook: &str, result: HookResult) -> Result<Value, ResultError>
     Ok(Value::Object(object))
 }
 
-/// `{"segments": [...]}` with the renderer bounds (§4.6).
+/// `{"segments": [...]}` with the renderer bounds (docs/protocol.md#tool-render).
 pub fn segments(segments: &[Segment]) -> Result<Value, ResultError> {
     if segments.len() > MAX_SEGMENTS {
         return fail(format!(
@@ -363,8 +365,9 @@ pub fn segments(segments: &[Segment]) -> Result<Value, ResultError> {
     Ok(json!({ "segments": out }))
 }
 
-/// A guest-provided menu (§4.7), parsed and bounded by size; the host
-/// validates the structure and discards an invalid menu as a whole.
+/// A guest-provided menu (docs/protocol.md#menu-collect), parsed and bounded
+/// by size; the host validates the structure and discards an invalid menu as
+/// a whole.
 pub fn menu(text: &str) -> Result<Value, ResultError> {
     if text.len() > 256 * 1024 {
         return fail(format!(

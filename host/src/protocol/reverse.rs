@@ -5,7 +5,8 @@
 //! plain integers on API 0.1 and `wasm:N` strings on API 0.2, like the SDK's
 //! `py:N`, so they can never be mistaken for the host's numeric ids in a
 //! `$/cancelRequest`. At most 8 interactive operations run at once, the
-//! host's fatal bound (§5.1), and at most 65,536 ids are ever issued.
+//! host's fatal bound (docs/protocol.md#child-ids), and at most 65,536 ids
+//! are ever issued.
 //!
 //! Reverse notifications (`notification`, `$/progress`,
 //! `context/contribution`, `status/contribution`, `presentation/update`)
@@ -25,9 +26,11 @@ use super::session::RequestState;
 use crate::cancel::CancelToken;
 use crate::log::bucket::TokenBucket;
 
-/// Distinct child ids allowed per generation (§5.1; beyond is fatal).
+/// Distinct child ids allowed per generation (docs/protocol.md#child-ids;
+/// beyond is fatal).
 pub const MAX_CHILD_IDS: u64 = 65_536;
-/// Interactive operations in flight at once (§5.1; beyond is fatal).
+/// Interactive operations in flight at once (docs/protocol.md#child-ids;
+/// beyond is fatal).
 pub const MAX_INTERACTIVE: usize = 8;
 
 /// Why a child request gave no result.

@@ -42,14 +42,14 @@ const SHUTDOWN_HANDLER: Duration = Duration::from_millis(300);
 /// From `shutdown` to its acknowledgement, all stages together: the host
 /// waits 2 s, and the frame must still be written and read.
 const SHUTDOWN_ACK_BUDGET: Duration = Duration::from_millis(1_800);
-/// The SDK's drain on end of input (§4.11).
+/// The SDK's drain on end of input (docs/protocol.md#end-of-input).
 const EOF_DRAIN: Duration = Duration::from_millis(2_000);
-/// octet waits 30 s for the `initialize` answer (protocol-core §7.1) and
-/// kills the extension after that. Loading the component, the guest's
-/// `describe` and its `init` all happen inside that wait, so together they
-/// get 27 s from process start: a guest spinning or blocked in either is
-/// answered with an initialize error the host can show, 3 s before the host
-/// would give up on its own.
+/// octet waits 30 s for the `initialize` answer
+/// (docs/protocol.md#initialize-ordering) and kills the extension after
+/// that. Loading the component, the guest's `describe` and its `init` all
+/// happen inside that wait, so together they get 27 s from process start: a
+/// guest spinning or blocked in either is answered with an initialize error
+/// the host can show, 3 s before the host would give up on its own.
 const INITIALIZE_BUDGET: Duration = Duration::from_millis(27_000);
 
 enum Phase {

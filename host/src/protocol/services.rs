@@ -1,6 +1,6 @@
 //! API 0.2 host services behind the guest's service imports (`artifacts`,
 //! `tools-catalog`, `secrets`, `policy`; `agents` is in [`super::agents`]): every gate (negotiated feature, active parent) and every
-//! bound of protocol-services is checked here before a frame is written, so
+//! bound of docs/services.md is checked here before a frame is written, so
 //! nothing the host would reject fatally ever reaches it. A refusal names
 //! the feature or the bound.
 
@@ -18,22 +18,24 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Largest artifact sent inline as base64 (§4.4); larger ones go through
-/// `OCTET_EXTENSION_SCRATCH`.
+/// Largest artifact sent inline as base64 (docs/services.md#artifact-checks);
+/// larger ones go through `OCTET_EXTENSION_SCRATCH`.
 pub const MAX_INLINE_ARTIFACT: usize = 256 * 1024;
-/// Largest artifact (§4.4).
+/// Largest artifact (docs/services.md#artifact-checks).
 pub const MAX_ARTIFACT_BYTES: usize = 20 << 20;
-/// Artifacts per process generation (§4.4).
+/// Artifacts per process generation (docs/services.md#artifact-checks).
 pub const MAX_ARTIFACTS: usize = 64;
-/// Bytes of all artifacts of a process generation (§4.4).
+/// Bytes of all artifacts of a process generation
+/// (docs/services.md#artifact-checks).
 pub const MAX_ARTIFACT_TOTAL: usize = 64 << 20;
 /// Definitions in one `tools/register` / names in one `tools/unregister`
-/// (§5.2, §5.3).
+/// (docs/services.md#catalog-checks).
 pub const MAX_MUTATION: usize = 256;
-/// Committed catalog snapshots kept for pinned dispatch (§5.7).
+/// Committed catalog snapshots kept for pinned dispatch
+/// (docs/services.md#pinned-dispatch).
 pub const RETAINED_CATALOGS: usize = 8;
 
-/// The artifact MIME types the host verifies (§4.3).
+/// The artifact MIME types the host verifies (docs/services.md#artifact-checks).
 pub const ARTIFACT_MIME_TYPES: &[&str] = &[
     "image/png",
     "image/jpeg",
@@ -61,22 +63,24 @@ fn bound(message: impl Into<String>) -> GuestError {
 
 /// Distinct resource owners remembered for explicit presentation owners.
 pub const MAX_ISSUED_OWNERS: usize = 4096;
-/// Longest owner `session_id` (§1.4).
+/// Longest owner `session_id` (docs/services.md#presentation-wire).
 pub const MAX_OWNER_SESSION_ID: usize = 512;
 
-/// Longest secret value the shim accepts from the host (§9.2).
+/// Longest secret value the shim accepts from the host (docs/services.md#secrets).
 pub const MAX_SECRET_VALUE: usize = 64 * 1024;
-/// Longest secret name (§9.1).
+/// Longest secret name (docs/services.md#secrets).
 pub const MAX_SECRET_NAME: usize = 64;
-/// Longest canonical policy intent (§8.1).
+/// Longest canonical policy intent (docs/services.md#policy).
 pub const MAX_INTENT_BYTES: usize = 32 * 1024;
 
 /// Service state of one process generation.
 #[derive(Default)]
 pub struct Services {
-    /// Resource owners the host issued to this process (§7.2).
+    /// Resource owners the host issued to this process
+    /// (docs/services.md#presentation-wire).
     owners: Mutex<std::collections::HashSet<(String, String, u64)>>,
-    /// The last presentation revision sent (strictly increasing, §7.4).
+    /// The last presentation revision sent (strictly increasing,
+    /// docs/services.md#presentation-revisions).
     presentation_revision: Mutex<Option<u64>>,
     /// The manifest's secret allowlist (`initialize.capabilities.secrets`).
     secrets: std::sync::OnceLock<Vec<String>>,
@@ -84,7 +88,7 @@ pub struct Services {
     scratch_files: AtomicU64,
     /// The tool catalogs (shared with dispatch).
     pub tools: Arc<ToolCatalogs>,
-    /// One catalog mutation at a time (§5.6).
+    /// One catalog mutation at a time (docs/services.md#catalog-checks).
     mutation: tokio::sync::Mutex<()>,
     /// What each live tool call has used of its composition budget.
     pub(super) composition: super::composition::Parents,
@@ -96,7 +100,8 @@ struct ArtifactBudget {
     bytes: usize,
 }
 
-/// Whether `data` starts with the signature of `mime` (§4.3).
+/// Whether `data` starts with the signature of `mime`
+/// (docs/services.md#artifact-checks).
 pub fn signature_matches(mime: &str, data: &[u8]) -> bool {
     let at = |offset: usize, tag: &[u8]| data.get(offset..offset + tag.len()) == Some(tag);
     match mime {
@@ -206,7 +211,7 @@ impl Services {
 }
 
 /// A file in the scratch directory, removed when dropped (the host
-/// snapshots the bytes when it answers, §4.2).
+/// snapshots the bytes when it answers, docs/services.md#artifact-checks).
 struct ScratchFile(PathBuf);
 
 impl Drop for ScratchFile {
@@ -270,7 +275,7 @@ impl Session {
         }
     }
 
-    /// `artifacts.publish` (§4).
+    /// `artifacts.publish` (docs/services.md#artifacts).
     pub(super) async fn publish_artifact_for(
         &self,
         scope: Option<Arc<RequestState>>,
@@ -357,8 +362,9 @@ impl Session {
             Ok(_) => Err(GuestError::Failed(
                 "invalid artifact/publish response (expected {\"artifact_id\": string})".into(),
             )),
-            // Rejected by the host or never sent: not counted (§4.4). A
-            // cancelled publication may have been ingested: it stays counted.
+            // Rejected by the host or never sent: not counted
+            // (docs/choices.md#artifact-budget). A cancelled publication may
+            // have been ingested: it stays counted.
             Err(error @ (ChildError::Rpc(_) | ChildError::Refused(_))) => {
                 services.release_artifact(size);
                 Err(Self::service_child_error("artifact/publish", error))
@@ -367,7 +373,8 @@ impl Session {
         }
     }
 
-    /// `tools-catalog.register` (§5.2, §5.6).
+    /// `tools-catalog.register` (docs/services.md#catalog-wire,
+    /// docs/services.md#catalog-checks).
     pub(super) async fn register_tools_for(
         &self,
         tools: Vec<ToolDefinition>,
@@ -412,7 +419,7 @@ impl Session {
             .await
     }
 
-    /// `tools-catalog.unregister` (§5.3).
+    /// `tools-catalog.unregister` (docs/services.md#catalog-wire).
     pub(super) async fn unregister_tools_for(
         &self,
         names: Vec<String>,
@@ -450,7 +457,7 @@ impl Session {
     }
 
     /// Stages `definitions` as the next revision, sends the mutation and
-    /// commits what the host accepted (§5.6).
+    /// commits what the host accepted (docs/services.md#catalog-checks).
     async fn mutate(
         &self,
         method: &str,
@@ -526,7 +533,7 @@ impl Session {
 }
 
 /// `value` with every object's keys sorted, recursively (the host's
-/// canonical intent form, §8.1).
+/// canonical intent form, docs/services.md#policy).
 fn canonical(value: &Value) -> Value {
     match value {
         Value::Object(map) => {
@@ -544,7 +551,7 @@ fn canonical(value: &Value) -> Value {
 }
 
 /// Whether `token` is an approval token: exactly 64 lowercase hex
-/// characters (§8.3).
+/// characters (docs/services.md#policy).
 pub fn is_approval_token(token: &str) -> bool {
     token.len() == 64
         && token
@@ -553,7 +560,7 @@ pub fn is_approval_token(token: &str) -> bool {
 }
 
 /// The wire intent for `intent`, checked like the host (failures there
-/// are fatal, §1.7).
+/// are fatal, docs/services.md#policy).
 pub fn intent_json(intent: &Intent) -> Result<Value, GuestError> {
     if intent.kind.trim().is_empty() {
         return Err(bound("policy intent kind must not be blank"));
@@ -594,7 +601,7 @@ pub fn intent_json(intent: &Intent) -> Result<Value, GuestError> {
 }
 
 impl Session {
-    /// `secrets.get` (§9).
+    /// `secrets.get` (docs/services.md#secrets).
     pub(super) async fn get_secret_for(
         &self,
         scope: Option<Arc<RequestState>>,
@@ -644,7 +651,7 @@ impl Session {
         }
     }
 
-    /// `policy.evaluate` (§8).
+    /// `policy.evaluate` (docs/services.md#policy).
     pub(super) async fn evaluate_policy_for(
         &self,
         scope: Option<Arc<RequestState>>,
@@ -709,7 +716,7 @@ impl Session {
 }
 
 impl Session {
-    /// `presentation.update` (§7).
+    /// `presentation.update` (docs/services.md#presentation).
     pub(super) async fn update_presentation_for(
         &self,
         scope: Option<Arc<RequestState>>,
@@ -847,7 +854,7 @@ impl Snapshot {
     }
 }
 
-/// Why a pinned tool call cannot be dispatched (§5.7).
+/// Why a pinned tool call cannot be dispatched (docs/services.md#pinned-dispatch).
 pub enum Unresolved {
     /// Unknown or retired revision: -32602.
     Revision(u64),

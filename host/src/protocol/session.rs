@@ -17,7 +17,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use tokio::time::Instant;
 
 /// Admitted requests (running + waiting) before new ones are refused with
-/// `-32000 extension request queue is full`, as in the SDK (§6.2).
+/// `-32000 extension request queue is full`, as in the SDK
+/// (docs/protocol.md#scheduling).
 pub const ADMISSION_LIMIT: usize = 64;
 
 /// Lifecycle events waiting for (or running on) the primary instance.
@@ -37,7 +38,7 @@ pub struct RequestState {
     pub id: u64,
     pub kind: Kind,
     /// Model tool calls and declared commands may make child requests
-    /// (protocol-core §4.0.1); other handlers may not.
+    /// (docs/protocol.md#active-parent); other handlers may not.
     pub active_parent: bool,
     pub cancel: CancelToken,
     pub deadline: Instant,
@@ -91,7 +92,7 @@ pub struct Session {
     writer: Writer,
     setup: OnceLock<Setup>,
     /// Set once the initialize reply is queued: nothing else may be written
-    /// before it (§2.5).
+    /// before it (docs/protocol.md#initialize-ordering).
     ready: AtomicBool,
     requests: Mutex<HashMap<u64, Arc<RequestState>>>,
     lifecycle_units: AtomicUsize,
@@ -225,7 +226,7 @@ impl Session {
 
     /// Answers `request` unless it already has its one answer. An answer
     /// the frame guard refuses (too large, too deep) becomes a -32603 error
-    /// naming the bound (§1.3).
+    /// naming the bound (docs/protocol.md#frame-size).
     /// Returns whether this call was the answer.
     pub async fn settle(&self, request: &RequestState, outcome: Result<Value, RpcError>) -> bool {
         let mut settled = request.settled.lock().await;
@@ -265,7 +266,8 @@ impl Session {
     }
 
     /// Cancels an admitted request: the guest sees the reason, and the
-    /// request is answered with `answer` now (cancellation wins, §6.3).
+    /// request is answered with `answer` now (cancellation wins,
+    /// docs/protocol.md#host-cancellation).
     pub async fn cancel(
         &self,
         request: &RequestState,
