@@ -1,8 +1,9 @@
 //! Adversarial guests and hosts against the sandbox and the limits
-//! (design §4–§5, README "Security model"). Every case ends with a clear
-//! error answer — naming the limit where there is one — followed by a
-//! request that succeeds; the hostsim checker (run when each [`Shim`] is
-//! dropped) proves nothing but valid frames reached stdout.
+//! (docs/protocol.md#deadlines, docs/choices.md#sandbox, README "Security
+//! model"). Every case ends with a clear error answer — naming the limit
+//! where there is one — followed by a request that succeeds; the hostsim
+//! checker (run when each [`Shim`] is dropped) proves nothing but valid
+//! frames reached stdout.
 
 use crate::support::{
     HOST_GRACE, Shim, expect_error, expect_result, probe_manifest, raws, stderr_text, tool_error,
@@ -85,7 +86,7 @@ fn an_infinite_loop_in_a_renderer_is_answered_before_the_host_gives_up() {
         data["raise_with"],
         "deadlines.render in ~/.config/octet-wasm/policy.toml"
     );
-    // octet waits 500 ms for a render (§4.6).
+    // octet waits 500 ms for a render (docs/protocol.md#deadline-table).
     assert!(
         elapsed < Duration::from_millis(500),
         "the runaway render was answered after {elapsed:?}"

@@ -1,4 +1,4 @@
-//! Child agent sessions (protocol-services §6) behind the guest's `agents`
+//! Child agent sessions (docs/services.md#agents) behind the guest's `agents`
 //! import. hostsim plays a host that binds the service (it offers
 //! `agent_sessions` and `agent_model_selection_v1`): each test checks the
 //! exact frames the shim writes and what the guest receives, that every
@@ -41,7 +41,8 @@ fn parsed(reply: &Reply) -> Value {
         .unwrap_or_else(|err| panic!("not JSON ({err}): {}", reply.frame.raw))
 }
 
-/// The spec's example spawn (§6.10) as probe arguments.
+/// A typical spawn (the fields of docs/services.md#agent-spawn) as probe
+/// arguments.
 fn example_spawn() -> Value {
     json!({
         "task_name": "audit-deps",

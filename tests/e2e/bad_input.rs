@@ -1,7 +1,8 @@
-//! Malformed or out-of-order host input (§1.6, §6.2, §3.9). Each case is
-//! followed by a normal request that must still work. Where answering would
-//! be fatal to the host (no recoverable numeric id) the shim must write
-//! nothing on stdout and log a JSON record on stderr instead.
+//! Malformed or out-of-order host input (docs/protocol.md#bad-input,
+//! docs/protocol.md#scheduling, docs/protocol.md#initialize-checks). Each
+//! case is followed by a normal request that must still work. Where
+//! answering would be fatal to the host (no recoverable numeric id) the shim
+//! must write nothing on stdout and log a JSON record on stderr instead.
 
 use crate::support::{Shim, expect_error, expect_result, raws, tool_text};
 use octet_wasm::hostsim::{ApiVersion, FrameKind, MAX_LINE_BYTES};

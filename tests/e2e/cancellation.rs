@@ -1,7 +1,7 @@
-//! `$/cancelRequest` (§4.9, §6.3, §7.3) with the probe: a guest that
-//! ignores cancellation is interrupted after the shim's 250 ms grace and its
-//! instance replaced; a cooperative one keeps its instance; a request
-//! cancelled before it starts never runs.
+//! `$/cancelRequest` (docs/protocol.md#host-cancellation) with the probe: a
+//! guest that ignores cancellation is interrupted after the shim's 250 ms
+//! grace and its instance replaced; a cooperative one keeps its instance; a
+//! request cancelled before it starts never runs.
 
 use crate::support::{HOST_GRACE, Shim, expect_error, expect_result, tool_text};
 use octet_wasm::hostsim::ApiVersion;

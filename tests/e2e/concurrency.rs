@@ -1,5 +1,6 @@
-//! Scheduling (§6.2, §6.4): the probe negotiates concurrency 4, so tool
-//! calls run on a pool of four instances; admission is bounded at 64 units.
+//! Scheduling (docs/protocol.md#scheduling, docs/protocol.md#concurrency):
+//! the probe negotiates concurrency 4, so tool calls run on a pool of four
+//! instances; admission is bounded at 64 units.
 
 use crate::support::{Shim, expect_error, expect_result};
 use octet_wasm::hostsim::ApiVersion;

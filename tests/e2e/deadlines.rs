@@ -1,13 +1,15 @@
 //! The shim's own deadlines (`--deadline-ms`): it answers for a runaway
-//! guest before the host gives up (render 500 ms, requests 30 s, §7.1,
-//! §4.6) and replaces the instance, so the next request works.
+//! guest before the host gives up (render 500 ms, requests 30 s,
+//! docs/protocol.md#deadline-table) and replaces the instance, so the next
+//! request works.
 
 use crate::support::{HOST_GRACE, Shim, expect_error, expect_result, probe_manifest, tool_text};
 use octet_wasm::hostsim::ApiVersion;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
-/// The host's `tool/render` wait (§4.6 via the shim's default of 400 ms).
+/// The host's `tool/render` wait (docs/protocol.md#deadline-table, via the
+/// shim's default of 400 ms).
 const HOST_RENDER_WAIT: Duration = Duration::from_millis(500);
 /// The shim's default grace for a cancelled guest before it is interrupted.
 const CANCEL_GRACE: Duration = Duration::from_millis(250);
@@ -98,7 +100,8 @@ fn a_tool_past_its_deadline_is_an_error_result_naming_it() {
         let reply = shim.tool(tool, arguments);
         let elapsed = started.elapsed();
         let result = expect_result(&reply);
-        // A tool failure the model can read, not a JSON-RPC error (§4.1).
+        // A tool failure the model can read, not a JSON-RPC error
+        // (docs/protocol.md#tool-results).
         assert_eq!(result["is_error"], true, "{tool}: {}", reply.frame.raw);
         let text = tool_text(&reply);
         assert!(

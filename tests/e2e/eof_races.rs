@@ -1,4 +1,4 @@
-//! Requests followed at once by the end of input (protocol-core §4.11):
+//! Requests followed at once by the end of input (docs/protocol.md#end-of-input):
 //! end of input runs the same bounded drain as `shutdown`, so every
 //! admitted request is answered (or cancelled) within it, an admitted
 //! `shutdown` is acknowledged `{}`, and the process exits 0 — whatever the

@@ -170,7 +170,7 @@ fn shutdown_cancels_a_running_call_and_exits_zero() {
 #[test]
 fn a_cancelled_call_never_answered_twice() {
     // Cancel arrives after the result won the race: one answer only, and the
-    // late cancellation is ignored (§6.3).
+    // late cancellation is ignored (docs/protocol.md#host-cancellation).
     let mut shim = ready();
     let reply = shim.tool("hello", json!({"name": "quick"}));
     let id = reply.frame.response_id().unwrap_or_default();

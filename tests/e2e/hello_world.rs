@@ -37,7 +37,8 @@ fn tool_call_notifies_then_greets() {
             r#"{"jsonrpc":"2.0","method":"notification","params":{"level":"success","message":"hello_world greeted Ada"}}"#
         ]
     );
-    // §4.1: API 0.1 always sends content, is_error and metadata.
+    // API 0.1 always sends content, is_error and metadata
+    // (docs/protocol.md#tool-results).
     assert_eq!(
         *expect_result(&reply),
         json!({"content": "Hello, Ada!", "is_error": false, "metadata": {}}),

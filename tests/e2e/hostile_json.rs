@@ -128,7 +128,8 @@ fn assert_served_after(shim: &mut Shim, what: &str) {
 // ----- tool results ----------------------------------------------------------
 
 /// `metadata` and `structured_content` have the protocol's own bound (32,
-/// §4.1); past it, however deep, the answer is -32603 naming that bound.
+/// docs/protocol.md#result-bounds); past it, however deep, the answer is
+/// -32603 naming that bound.
 #[test]
 fn tool_result_json_is_bounded_at_the_protocols_32_levels() {
     let mut shim = started();
@@ -300,7 +301,8 @@ fn dynamic_tool_schemas_are_bounded() {
 
 // ----- hooks and the menu -----------------------------------------------------
 
-/// `before_persistence` metadata has the protocol's bound of 16 (§4.3).
+/// `before_persistence` metadata has the protocol's bound of 16
+/// (docs/protocol.md#result-bounds).
 #[test]
 fn persistence_metadata_is_bounded_at_16() {
     let mut shim = started();
@@ -339,8 +341,8 @@ fn persistence_metadata_is_bounded_at_16() {
     shim.shutdown();
 }
 
-/// The menu (§4.7) is the result itself: up to the bound it goes out as
-/// the guest built it; past it -32603 names the bound.
+/// The menu (docs/protocol.md#menu-collect) is the result itself: up to the
+/// bound it goes out as the guest built it; past it -32603 names the bound.
 #[test]
 fn menus_are_bounded() {
     let mut shim = started();

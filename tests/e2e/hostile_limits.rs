@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 const MIB: u64 = 1 << 20;
 /// The built-in memory ceiling for the whole process.
 const BUILT_IN_MIB: u64 = 256;
-/// octet's wait for `tool/render` (§4.6).
+/// octet's wait for `tool/render` (docs/protocol.md#deadline-table).
 const HOST_RENDER_WAIT: Duration = Duration::from_millis(500);
 /// The message of a clamp record.
 const CLAMPED: &str = "the extension asks for more than the user's ceiling; lowered to the ceiling";

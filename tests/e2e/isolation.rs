@@ -1,5 +1,6 @@
-//! Guest output never reaches the protocol stream (§1.1): whatever a guest
-//! prints goes to stderr or nowhere, and stdout carries only frames.
+//! Guest output never reaches the protocol stream (docs/protocol.md#streams):
+//! whatever a guest prints goes to stderr or nowhere, and stdout carries only
+//! frames.
 
 use crate::support::{Shim, raws, tool_text};
 use octet_wasm::hostsim::ApiVersion;

@@ -1,5 +1,6 @@
 //! `initialize` whose declared tools or commands differ from what the guest
-//! registers (§3.9): the spec's error and nothing else on stdout.
+//! registers (docs/protocol.md#registration-check): the documented error and
+//! nothing else on stdout.
 
 use crate::support::{EXIT_AFTER_EOF, Shim, expect_error, raws};
 use serde_json::{Value, json};

@@ -1,6 +1,8 @@
-//! API 0.2 `initialize` negotiation (§3.5, §3.7, §3.9, §3.13) with the
-//! probe, which declares concurrency 4, `request_progress`,
-//! `progress_decoration` and handlers for all six lifecycle events.
+//! API 0.2 `initialize` negotiation (docs/protocol.md#negotiation,
+//! docs/protocol.md#initialize-answer, docs/protocol.md#initialize-failure,
+//! docs/protocol.md#concurrency) with the probe, which declares concurrency
+//! 4, `request_progress`, `progress_decoration` and handlers for all six
+//! lifecycle events.
 
 use crate::support::{Shim, expect_error, expect_result, protocol, raws};
 use octet_wasm::hostsim::{ApiVersion, HOST_OPTIONAL_FEATURES, REQUIRED_FEATURES};
@@ -27,7 +29,8 @@ fn the_full_host_offer_yields_what_the_probe_uses() {
     let reply = shim.initialize_with(params);
     assert!(reply.before.is_empty(), "{:?}", raws(&reply.before));
     let result = expect_result(&reply);
-    // §3.7: a shim SHOULD emit only these four members.
+    // A shim should emit only these four members
+    // (docs/protocol.md#initialize-answer).
     let mut keys: Vec<&str> = result
         .as_object()
         .map(|object| object.keys().map(String::as_str).collect())
@@ -45,7 +48,7 @@ fn the_full_host_offer_yields_what_the_probe_uses() {
         .map(|object| object.keys().map(String::as_str).collect())
         .unwrap_or_default();
     members.sort_unstable();
-    // §3.7: the host decodes `protocol` strictly.
+    // The host decodes `protocol` strictly (docs/protocol.md#initialize-answer).
     assert_eq!(
         members,
         ["features", "lifecycle_events", "limits", "version"],
@@ -114,7 +117,8 @@ fn a_required_feature_we_lack_is_refused_and_a_retry_works() {
         "{}",
         reply.frame.raw
     );
-    // The shim stays uninitialized (§3.9): other requests are refused, and
+    // The shim stays uninitialized (docs/protocol.md#initialize-failure):
+    // other requests are refused, and
     // a correct initialize still succeeds.
     let context = shim.context();
     let reply = shim.call(

@@ -1,6 +1,6 @@
-//! `$/progress` (§5.7): request ids, strictly increasing sequences, all
-//! before the answer; nothing at all when the host did not offer
-//! `request_progress` (writing it would be fatal to the host).
+//! `$/progress` (docs/protocol.md#progress): request ids, strictly
+//! increasing sequences, all before the answer; nothing at all when the host
+//! did not offer `request_progress` (writing it would be fatal to the host).
 
 use crate::support::{Shim, expect_error, expect_result, raws, tool_text};
 use octet_wasm::hostsim::{ApiVersion, Frame, HOST_OPTIONAL_FEATURES};
@@ -175,8 +175,8 @@ fn without_the_feature_nothing_is_written_and_the_guest_is_refused() {
 #[test]
 fn no_progress_follows_a_cancellation() {
     // A request cancelled mid-progress: no progress frame may follow its
-    // -32800 answer (§1.7; the host only logs such frames, so the order is
-    // checked here).
+    // -32800 answer (docs/protocol.md#writer; the host only logs such frames,
+    // so the order is checked here).
     let mut shim = ready();
     let id = shim.send_tool("progress", json!({"count": 100_000}));
     // Wait for the first progress frame, then cancel.

@@ -225,7 +225,7 @@ fn artifact_size_and_generation_bytes_bounds() {
 #[test]
 fn artifact_count_bound_and_host_rejections_release_it() {
     let mut shim = started(None);
-    // A host rejection does not count (§4.4)...
+    // A host rejection does not count (docs/choices.md#artifact-budget)...
     let id = tool_call(
         &mut shim,
         "artifact",

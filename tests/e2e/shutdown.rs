@@ -1,6 +1,6 @@
-//! `shutdown` and stdin EOF with work in flight (§4.10, §4.11, §7.4): every
-//! request is answered, the acknowledgement comes within the host's 2 s ack
-//! stage, and the process exits 0.
+//! `shutdown` and stdin EOF with work in flight (docs/protocol.md#shutdown):
+//! every request is answered, the acknowledgement comes within the host's
+//! 2 s ack stage, and the process exits 0.
 
 use crate::support::{EXIT_AFTER_EOF, EXIT_AFTER_SHUTDOWN, HOST_GRACE, Shim, expect_result, raws};
 use octet_wasm::hostsim::{ApiVersion, Frame};
@@ -139,7 +139,8 @@ fn stdin_eof_answers_the_call_in_flight_and_exits_zero() {
     let call = shim.send_tool("sleep", json!({"ms": 10_000}));
     std::thread::sleep(Duration::from_millis(200));
     shim.close_stdin();
-    // The shim drains for up to 2 s, then cancels what is left (§4.11).
+    // The shim drains for up to 2 s, then cancels what is left
+    // (docs/protocol.md#end-of-input).
     let responses = shim.responses(&[call], EXIT_AFTER_EOF);
     cancelled(responses.frame(call), call, "transport_lost");
     exits_zero(&mut shim, EXIT_AFTER_EOF);

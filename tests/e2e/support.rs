@@ -15,13 +15,16 @@ use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
-/// octet's ordinary request timeout (§7.1); generous for every reply.
+/// octet's ordinary request timeout (docs/protocol.md#deadline-table);
+/// generous for every reply.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// The host waits 2 s for the shutdown acknowledgement and 2 s for the exit
-/// (§4.10); the margin absorbs a loaded test machine.
+/// (docs/protocol.md#shutdown-request); the margin absorbs a loaded test
+/// machine.
 pub const SHUTDOWN_ACK: Duration = Duration::from_millis(2_500);
 pub const EXIT_AFTER_SHUTDOWN: Duration = Duration::from_millis(2_500);
-/// stdin EOF: a 2 s bounded drain plus a 0.25 s grace (§4.11), plus margin.
+/// stdin EOF: a 2 s bounded drain plus a 0.25 s grace
+/// (docs/protocol.md#end-of-input), plus margin.
 pub const EXIT_AFTER_EOF: Duration = Duration::from_secs(3);
 /// How long to wait for a stderr record the shim writes right away.
 pub const LOG_TIMEOUT: Duration = Duration::from_secs(10);
@@ -558,8 +561,9 @@ pub fn stderr_text(shim: &Shim) -> String {
 
 // ----- API 0.2 runtime helpers ---------------------------------------
 
-/// The host's cancellation grace (§7.3) and shutdown acknowledgement stage
-/// (§4.10): an answer later than this costs the extension its process.
+/// The host's cancellation grace (docs/protocol.md#host-cancellation) and
+/// shutdown acknowledgement stage (docs/protocol.md#shutdown-request): an
+/// answer later than this costs the extension its process.
 pub const HOST_GRACE: Duration = Duration::from_secs(2);
 
 /// The hello-delay example's manifest facts (`hello-delay.md`).
