@@ -89,7 +89,8 @@ fn sdk_refusal(reply: &Reply) -> String {
     tool_text(reply)
 }
 
-/// The spec's example spawn (§6.10) as `spawn_agent` keyword arguments.
+/// A typical spawn (the fields of docs/services.md#agent-spawn) as
+/// `spawn_agent` keyword arguments.
 fn example_spawn() -> Value {
     json!({
         "task_name": "audit-deps",
