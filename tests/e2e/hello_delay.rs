@@ -1,5 +1,7 @@
-//! Every row of `hello-delay.md` (API 0.2, the cancellation reference)
-//! through the real binary, against the host's real 21-feature offer.
+//! The hello-delay example (`examples/hello-delay`: API 0.2, one `hello` tool
+//! with an optional cancellable delay, the cancellation reference), every
+//! documented behaviour through the real binary, against the host's real
+//! 21-feature offer.
 
 use crate::support::{
     EXIT_AFTER_SHUTDOWN, HOST_GRACE, SHUTDOWN_ACK, Shim, expect_error, expect_result, protocol,

@@ -566,7 +566,7 @@ pub fn stderr_text(shim: &Shim) -> String {
 /// answer later than this costs the extension its process.
 pub const HOST_GRACE: Duration = Duration::from_secs(2);
 
-/// The hello-delay example's manifest facts (`hello-delay.md`).
+/// The manifest facts of the hello-delay example (`examples/hello-delay`).
 pub fn hello_delay_manifest() -> ManifestSpec {
     ManifestSpec::new("hello-delay", ApiVersion::V0_2)
         .version("0.2.0")

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 /// Hooks every version may declare.
 pub use crate::protocol::features::HOOKS_V0_1;
-/// Hooks API 0.2 and 0.4 may declare, but not 0.1 (protocol-core §3.2).
+/// Hooks API 0.2 and 0.4 may declare, but not 0.1 (docs/protocol.md#versions).
 pub use crate::protocol::features::HOOKS_V0_2 as HOOKS_V0_2_ONLY;
 /// Hooks only API 0.4 may declare.
 pub use crate::protocol::features::HOOKS_V0_4 as HOOKS_V0_4_ONLY;

@@ -3,9 +3,9 @@
 //! file carries what `manifest` writes and the limits `run` starts with.
 //!
 //! A custom section is just bytes anyone can append, so the whole component
-//! is validated before the section is believed (design §9), and only the
-//! component's own top-level section counts (never one inside a nested
-//! module or component).
+//! is validated before the section is believed
+//! (docs/choices.md#runtime-safeguards), and only the component's own
+//! top-level section counts (never one inside a nested module or component).
 
 use anyhow::{Context as _, bail};
 use serde::{Deserialize, Serialize};

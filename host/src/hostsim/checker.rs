@@ -1,5 +1,5 @@
-//! The strict frame checker: octet's fatal rules (§1.5) applied to every line
-//! the extension writes on stdout.
+//! The strict frame checker: octet's fatal rules (docs/protocol.md#fatal)
+//! applied to every line the extension writes on stdout.
 //!
 //! The checker is a plain state machine fed with lines (without their LF) and
 //! told what the simulated host sent. It derives the manifest facts from the
@@ -15,17 +15,21 @@ use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 
-/// A line that reaches this many bytes before its LF is fatal (§1.3): an
-/// extension frame is at most 1,048,575 bytes plus LF.
+/// A line that reaches this many bytes before its LF is fatal
+/// (docs/protocol.md#frame-size): an extension frame is at most 1,048,575
+/// bytes plus LF.
 pub const MAX_LINE_BYTES: usize = 1_048_576;
-/// Outstanding child requests beyond this are fatal (§5.1).
+/// Outstanding child requests beyond this are fatal
+/// (docs/protocol.md#child-ids).
 pub const MAX_OUTSTANDING_CHILD_REQUESTS: usize = 128;
-/// Distinct child request ids per generation beyond this are fatal (§5.1).
+/// Distinct child request ids per generation beyond this are fatal
+/// (docs/protocol.md#child-ids).
 pub const MAX_DISTINCT_CHILD_IDS: usize = 65_536;
-/// A string child request id longer than this is fatal (§1.4).
+/// A string child request id longer than this is fatal
+/// (docs/protocol.md#child-ids).
 pub const MAX_CHILD_ID_BYTES: usize = 256;
 /// Confirmation/input requests under a model `tool/call` the host services
-/// with a worker; more at once is fatal (§5.1).
+/// with a worker; more at once is fatal (docs/services.md#worker-slots).
 pub const MAX_SERVICED_CHILD_OPERATIONS: usize = 8;
 
 /// Which rule a line broke.
@@ -49,13 +53,15 @@ pub enum Rule {
     /// that is not `{code:int, message:string}`.
     BadResponseBody,
     /// A response for an id the host has no unanswered request for (the host
-    /// only logs it, but §5.9 demands exactly one answer per request).
+    /// only logs it, but every host request gets exactly one answer,
+    /// docs/protocol.md#host-ids).
     UnexpectedResponse,
     /// `method` present but not a string.
     BadMethod,
     /// Any frame other than the initialize response before that response.
     BeforeInitialize,
-    /// The initialize result fails the host's validation (§3.8).
+    /// The initialize result fails the host's validation
+    /// (docs/protocol.md#host-validation).
     InvalidInitializeResult,
     /// A message the manifest does not declare (`notification`,
     /// `context/contribution`, `status/contribution` surface,
@@ -145,7 +151,8 @@ impl ManifestFacts {
 /// A child request the host has not answered yet.
 #[derive(Clone, Debug)]
 struct OutstandingChild {
-    /// Counted against the 8 serviced operations (§5.1).
+    /// Counted against the 8 serviced operations
+    /// (docs/services.md#worker-slots).
     serviced: bool,
 }
 
@@ -438,7 +445,7 @@ impl FrameChecker {
                     format!("`{method}` is a notification but has an id"),
                 ));
             }
-            // Host services (protocol-services §1.7): calling one whose
+            // Host services (docs/services.md#gates): calling one whose
             // feature was not negotiated is fatal; artifact/publish holds a
             // worker slot like a tool-parented confirmation.
             "artifact/publish"
@@ -464,7 +471,7 @@ impl FrameChecker {
                 }
                 method == "artifact/publish" && self.parent_is_tool_call(&params)
             }
-            // Child agent sessions (protocol-services §6.2): without
+            // Child agent sessions (docs/services.md#agent-common): without
             // `agent_sessions` fatal, except `agent/models` (answered
             // -32602). Over the worker slots they are answered -32000, not
             // fatal, so they are not counted.

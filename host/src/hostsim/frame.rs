@@ -21,8 +21,8 @@ impl fmt::Display for RpcError {
     }
 }
 
-/// The id of a request the extension sent to the host (§1.4: u64 or a string
-/// of at most 256 bytes).
+/// The id of a request the extension sent to the host (u64 or a string of
+/// at most 256 bytes, docs/protocol.md#child-ids).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ChildId {
     Number(u64),
@@ -122,7 +122,8 @@ impl Frame {
 }
 
 /// Decodes a JSON-RPC error member; `None` unless it is `{code: integer,
-/// message: string, data?: any}` (§1.4; anything else is fatal to the host).
+/// message: string, data?: any}` (docs/protocol.md#envelopes; anything else
+/// is fatal to the host).
 pub(crate) fn decode_error(value: &Value) -> Option<RpcError> {
     let object = value.as_object()?;
     let code = object.get("code")?.as_i64()?;

@@ -1,4 +1,5 @@
-//! The host's validation of a successful `initialize` result (§3.6–§3.10).
+//! The host's validation of a successful `initialize` result
+//! (docs/protocol.md#host-validation, docs/protocol.md#definitions).
 //! A result that fails it terminates the child, so the checker treats it as
 //! fatal.
 
@@ -7,7 +8,7 @@ use super::params::REQUIRED_FEATURES;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
-/// The six lifecycle methods (§3.11).
+/// The six lifecycle methods (docs/protocol.md#lifecycle-subscription).
 const LIFECYCLE_METHODS: [&str; 6] = [
     "session/started",
     "session/settled",
@@ -16,7 +17,7 @@ const LIFECYCLE_METHODS: [&str; 6] = [
     "tool/started",
     "tool/settled",
 ];
-/// Catalog bounds (§3.10, §9).
+/// Catalog bounds (docs/protocol.md#definitions).
 const MAX_TOOLS: usize = 256;
 const MAX_COMMANDS: usize = 256;
 
@@ -177,7 +178,7 @@ fn definitions<'a>(
         .collect()
 }
 
-/// `[A-Za-z_][A-Za-z0-9_.-]*`, 1–64 bytes (§3.10).
+/// `[A-Za-z_][A-Za-z0-9_.-]*`, 1–64 bytes (docs/protocol.md#definitions).
 pub(crate) fn is_identifier(name: &str) -> bool {
     let mut bytes = name.bytes();
     name.len() <= 64

@@ -1,4 +1,4 @@
-//! Spawning an extension exactly as octet does (§2).
+//! Spawning an extension exactly as octet does (docs/protocol.md#launch).
 
 use super::params::ApiVersion;
 use super::session::Session;
@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// Host variables copied into the cleared environment when present. octet's
-/// allowlist is longer (§2.3); PATH and HOME are what a shim can depend on.
+/// allowlist is longer (docs/protocol.md#environment); PATH and HOME are
+/// what a shim can depend on.
 const PASSED_THROUGH: [&str; 2] = ["PATH", "HOME"];
 
 /// How to start one generation of an extension.

@@ -1,9 +1,10 @@
 //! `hostsim`: octet's side of the legacy JSON-RPC wire, for tests, the demo
 //! and benchmarks.
 //!
-//! It spawns an extension exactly as octet does ([`Launch`], spec §2), writes
-//! host frames, and reads the extension's stdout through a strict
-//! [`FrameChecker`] that applies octet's fatal rules (§1.5) to every line:
+//! It spawns an extension exactly as octet does ([`Launch`],
+//! docs/protocol.md#launch), writes host frames, and reads the extension's
+//! stdout through a strict [`FrameChecker`] that applies octet's fatal rules
+//! (docs/protocol.md#fatal) to every line:
 //! anything the real host would die of is reported as a [`Violation`] with
 //! the offending line. stderr is collected on a background thread and parsed
 //! as structured JSON log records where it is JSON ([`StderrLog`]).

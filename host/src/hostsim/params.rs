@@ -1,6 +1,7 @@
-//! Builders for what octet sends: `initialize` params (§3) from a manifest
-//! description and execution contexts (§4.0). Also renders the description
-//! as an `extension.toml`, so tests can generate manifests.
+//! Builders for what octet sends: `initialize` params
+//! (docs/protocol.md#initialize-params) from a manifest description and
+//! execution contexts (docs/protocol.md#execution-context). Also renders the
+//! description as an `extension.toml`, so tests can generate manifests.
 
 use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
@@ -43,11 +44,12 @@ impl ApiVersion {
     }
 }
 
-/// The features every API 0.2 `initialize` requires (§3.5).
+/// The features every API 0.2 `initialize` requires
+/// (docs/protocol.md#negotiation).
 pub const REQUIRED_FEATURES: [&str; 2] = ["request_cancellation", "content_parts"];
 
 /// The optional features the current octet host offers every API 0.2
-/// extension (§3.5), in the host's order.
+/// extension (docs/protocol.md#negotiation), in the host's order.
 pub const HOST_OPTIONAL_FEATURES: [&str; 21] = [
     "request_progress",
     "progress_decoration",
@@ -73,7 +75,7 @@ pub const HOST_OPTIONAL_FEATURES: [&str; 21] = [
 ];
 
 /// The host's pending-request bound, offered as
-/// `protocol.limits.max_concurrent_requests` (§3.5, §9).
+/// `protocol.limits.max_concurrent_requests` (docs/protocol.md#concurrency).
 pub const HOST_MAX_CONCURRENT_REQUESTS: u64 = 64;
 
 /// The host version the simulated host reports.
@@ -198,7 +200,7 @@ impl ManifestSpec {
     }
 
     /// `initialize.params.capabilities`: the literal three-key shape, plus
-    /// `environment` only when non-empty (§3.3).
+    /// `environment` only when non-empty (docs/protocol.md#initialize-params).
     pub fn capabilities_json(&self) -> Value {
         let mut capabilities = json!({"filesystem": self.filesystem, "process": self.process, "network": self.network});
         if !self.environment.is_empty() {
@@ -207,7 +209,8 @@ impl ManifestSpec {
         capabilities
     }
 
-    /// `initialize.params.contributes` (§3.2): 0.2 adds `shortcuts: []`.
+    /// `initialize.params.contributes` (docs/protocol.md#initialize-params):
+    /// 0.2 adds `shortcuts: []`.
     pub fn contributes_json(&self) -> Value {
         let mut contributes = json!({
             "tools": self.tools,
@@ -260,7 +263,8 @@ impl ManifestSpec {
     }
 }
 
-/// Builds `initialize` params as octet does (§3.1, §3.14).
+/// Builds `initialize` params as octet does
+/// (docs/protocol.md#initialize-params).
 #[derive(Clone, Debug)]
 pub struct InitializeParams {
     manifest: ManifestSpec,
@@ -365,7 +369,8 @@ impl InitializeParams {
     }
 }
 
-/// The default `host` state (ExtensionHostState, §3.4).
+/// The default `host` state (ExtensionHostState,
+/// docs/protocol.md#initialize-params).
 pub fn host_state() -> Value {
     json!({
         "session_id": null,
@@ -376,7 +381,7 @@ pub fn host_state() -> Value {
     })
 }
 
-/// Builds an execution `context` object (§4.0).
+/// Builds an execution `context` object (docs/protocol.md#execution-context).
 #[derive(Clone, Debug)]
 pub struct Context {
     workspace: String,
@@ -402,7 +407,7 @@ impl Context {
         self
     }
 
-    /// Adds an API 0.2 `resource_owner` (§4.0.1).
+    /// Adds an API 0.2 `resource_owner` (docs/protocol.md#resource-owner).
     pub fn resource_owner(mut self, session_id: &str, instance_id: &str, generation: u64) -> Self {
         self.resource_owner = Some(json!({
             "session_id": session_id,

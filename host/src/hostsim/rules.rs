@@ -1,5 +1,6 @@
-//! The host's strict decoding of extension-originated params (§5). Each
-//! function returns the rule broken and why, as the checker reports it.
+//! The host's strict decoding of extension-originated params
+//! (docs/protocol.md#shim-notifications). Each function returns the rule
+//! broken and why, as the checker reports it.
 
 use super::checker::Rule;
 use super::params::ApiVersion;
@@ -8,9 +9,10 @@ use std::collections::BTreeSet;
 
 type Checked = Result<(), (Rule, String)>;
 
-/// `input/request` prompts longer than this are fatal (§5.4).
+/// `input/request` prompts longer than this are fatal
+/// (docs/protocol.md#input-request).
 const MAX_INPUT_PROMPT_BYTES: usize = 16 * 1024;
-/// Decoration label / detail bounds (§5.7).
+/// Decoration label / detail bounds (docs/services.md#progress-decoration).
 const MAX_DECORATION_LABEL_BYTES: usize = 256;
 const MAX_DECORATION_DETAIL_BYTES: usize = 4096;
 
@@ -49,7 +51,8 @@ fn is_optional_string_or_null(value: Option<&Value>) -> bool {
     is_optional(value, |v| v.is_string() || v.is_null())
 }
 
-/// `notification` params: `level?`, `title?`, `message` (§5.2).
+/// `notification` params: `level?`, `title?`, `message`
+/// (docs/protocol.md#notification).
 pub(crate) fn notification_params(params: &Value) -> Checked {
     let object = strict(
         "notification",
@@ -69,7 +72,8 @@ pub(crate) fn notification_params(params: &Value) -> Checked {
     Ok(())
 }
 
-/// A context contribution: `label`, `content`, `placement?` (§4.4, §5.5).
+/// A context contribution: `label`, `content`, `placement?`
+/// (docs/protocol.md#context-collect, docs/protocol.md#shim-notifications).
 pub(crate) fn context_item(params: &Value) -> Checked {
     let object = strict(
         "context/contribution",
@@ -91,7 +95,8 @@ pub(crate) fn context_item(params: &Value) -> Checked {
     Ok(())
 }
 
-/// `status/contribution`: the surface must be declared (§5.6).
+/// `status/contribution`: the surface must be declared
+/// (docs/protocol.md#shim-notifications).
 pub(crate) fn status_params(params: &Value, declared_ui: &[String]) -> Checked {
     let object = strict(
         "status/contribution",
@@ -120,7 +125,8 @@ pub(crate) fn status_params(params: &Value, declared_ui: &[String]) -> Checked {
     Ok(())
 }
 
-/// `confirmation/request` params (§5.3): parent required on 0.2, absent on 0.1.
+/// `confirmation/request` params (docs/protocol.md#confirmation-request):
+/// parent required on 0.2, absent on 0.1.
 pub(crate) fn confirmation_params(params: &Value, api: ApiVersion) -> Checked {
     let (allowed, required): (&[&str], &[&str]) = match api {
         ApiVersion::V0_1 => (&["prompt", "detail", "destructive", "default"], &["prompt"]),
@@ -148,7 +154,8 @@ pub(crate) fn confirmation_params(params: &Value, api: ApiVersion) -> Checked {
     Ok(())
 }
 
-/// `input/request` params (§5.4): non-blank prompt of at most 16 KiB.
+/// `input/request` params (docs/protocol.md#input-request): non-blank prompt
+/// of at most 16 KiB.
 pub(crate) fn input_params(params: &Value) -> Checked {
     let object = strict(
         "input/request",
@@ -176,7 +183,8 @@ pub(crate) fn input_params(params: &Value) -> Checked {
     Ok(())
 }
 
-/// `$/progress` (§5.7): needs `request_progress`; strict event shapes.
+/// `$/progress` (docs/protocol.md#progress): needs `request_progress`;
+/// strict event shapes.
 pub(crate) fn progress_params(params: &Value, features: &BTreeSet<String>) -> Checked {
     if !features.contains("request_progress") {
         return Err((

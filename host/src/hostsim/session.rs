@@ -278,7 +278,8 @@ impl Session {
         ]))
     }
 
-    /// Closes stdin (transport loss / final teardown, §4.11).
+    /// Closes stdin (transport loss / final teardown,
+    /// docs/protocol.md#end-of-input).
     pub fn close_stdin(&mut self) {
         self.stdin = None;
     }

@@ -1,7 +1,7 @@
 //! The stderr collector: reads the extension's stderr on a background thread
 //! (so the extension never blocks on a full pipe), keeps a bounded number of
 //! lines and parses those that are JSON objects as structured log records
-//! (§1.8).
+//! (docs/protocol.md#stderr).
 
 use super::reader::{Line, LineSplitter};
 use serde_json::{Map, Value};
@@ -9,7 +9,8 @@ use std::io::Read;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-/// The host force-splits stderr lines at this many bytes (§1.8).
+/// The host force-splits stderr lines at this many bytes
+/// (docs/protocol.md#stderr).
 const STDERR_SPLIT_BYTES: usize = 1_048_575;
 /// Lines kept; later ones are counted but dropped so a flooding guest cannot
 /// exhaust the test's memory.

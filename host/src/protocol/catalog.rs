@@ -1,6 +1,6 @@
 //! The guest's tool and command catalog, checked once against the host's
-//! definition rules (protocol-core §3.10) so the initialize reply can never
-//! be rejected for a malformed definition.
+//! definition rules (docs/protocol.md#definitions) so the initialize reply
+//! can never be rejected for a malformed definition.
 
 use super::guest_json;
 use super::initialize::ApiVersion;
@@ -8,7 +8,8 @@ use crate::runtime::types::Description;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 
-/// Most tools and commands in a catalog (§3.10, §3.8).
+/// Most tools and commands in a catalog (docs/protocol.md#definitions,
+/// docs/protocol.md#host-validation).
 pub const MAX_TOOLS: usize = 256;
 pub const MAX_COMMANDS: usize = 256;
 /// Aggregate bytes of every tool's parameters, output schema and prompt

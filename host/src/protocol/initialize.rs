@@ -2,7 +2,7 @@
 //! guest's description against the manifest, negotiating, and the reply.
 //!
 //! Pure functions over JSON and the guest's [`Description`]; the server
-//! calls them in order (protocol-core §3).
+//! calls them in order (docs/protocol.md#initialize).
 
 use super::features;
 use super::manifest::Contributes;
@@ -41,7 +41,8 @@ impl ApiVersion {
 pub use super::features::{SUPPORTED_OPTIONAL, SUPPORTED_REQUIRED};
 
 /// Most requests the shim lets the host keep in flight, whatever the guest
-/// asks: the host's own default cap and the admission bound (§6.2).
+/// asks: the host's own default cap and the admission bound
+/// (docs/protocol.md#concurrency, docs/choices.md#admission).
 pub const MAX_CONCURRENCY: u32 = 64;
 
 /// What the host's params say, checked.
@@ -74,7 +75,8 @@ impl Negotiated {
     }
 }
 
-/// Checks the host's `initialize` params (§3.9's SDK rules and texts).
+/// Checks the host's `initialize` params (the SDK's rules and texts,
+/// docs/protocol.md#initialize-checks).
 /// `env_version` is `OCTET_EXTENSION_API_VERSION`, when set.
 pub fn check_params(params: &Value, env_version: Option<&str>) -> Result<HostOffer, RpcError> {
     let Value::Object(params) = params else {
@@ -215,7 +217,8 @@ fn feature_list(protocol: &Map<String, Value>, key: &str) -> Result<Vec<String>,
 }
 
 /// Checks that the guest registers exactly what the manifest declares
-/// (§3.9: the SDK checks this even when `dynamic_tools` will be negotiated).
+/// (docs/protocol.md#registration-check: the SDK checks this even when
+/// `dynamic_tools` will be negotiated).
 pub fn check_registration(offer: &HostOffer, description: &Description) -> Result<(), RpcError> {
     let tools: Vec<&str> = description.tools.iter().map(|t| t.name.as_str()).collect();
     let commands: Vec<&str> = description
@@ -262,8 +265,9 @@ pub fn lifecycle_method(kind: LifecycleKind) -> &'static str {
 /// required features, plus the optional ones the guest uses, the host
 /// offered and the shim supports on this version, in the host's order (like
 /// the SDK). `lifecycle_events` only with at least one handler, so a guest
-/// never subscribes to all six by accident (§3.11). The features a declared
-/// 0.4 hook forces are always selected ([`check_params`] made sure the host
+/// never subscribes to all six by accident
+/// (docs/protocol.md#lifecycle-subscription). The features a declared 0.4
+/// hook forces are always selected ([`check_params`] made sure the host
 /// offered them), and `tool_prompt_metadata_v1` whenever a tool carries
 /// prompt metadata.
 pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
@@ -324,7 +328,8 @@ pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
     }
 }
 
-/// The `initialize` result (§3.6, §3.7).
+/// The `initialize` result (docs/protocol.md#initialize-answer,
+/// docs/protocol.md#host-validation).
 pub fn reply(
     api: ApiVersion,
     description: &Description,

@@ -1,8 +1,8 @@
 //! Host requests turned into guest work (or into an immediate answer).
 //!
-//! The checks and error texts are the SDK's (protocol-core §4); requests the
-//! guest has no handler for get the SDK's default answer without entering
-//! the guest at all.
+//! The checks and error texts are the SDK's (docs/protocol.md#requests);
+//! requests the guest has no handler for get the SDK's default answer
+//! without entering the guest at all.
 
 use super::catalog::Catalog;
 use super::deadlines::Kind;
@@ -112,7 +112,7 @@ fn object<'v>(
         .ok_or_else(|| RpcError::invalid_params(format!("{method} params must be an object")))
 }
 
-/// The execution context of §4.0 in WIT form.
+/// The execution context (docs/protocol.md#execution-context) in WIT form.
 pub fn call_context(id: u64, params: &Value) -> CallContext {
     let context = params.get("context").cloned().unwrap_or(Value::Null);
     let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
