@@ -50,7 +50,10 @@ RESERVED = {
     "componentize_py_types",
     "componentize_py_async_support",
 }
-API_VERSIONS = ("0.1", "0.2")
+# The component is an octet:extension@0.2.0 one whatever the manifest says;
+# the shim serves it under 0.1, 0.2 and 0.4 manifests alike (docs/api-0.4.md,
+# "WIT versions"). API 0.3's canonical wire is not spoken.
+API_VERSIONS = ("0.1", "0.2", "0.4")
 
 
 def componentize_py() -> str:
@@ -73,8 +76,8 @@ def manifest_facts(path: Path) -> dict:
     api = manifest.get("api_version")
     if api is not None and api not in API_VERSIONS:
         sys.exit(
-            f"build.py: {path} selects api_version {api!r}; octet-wasm runs API 0.1 and 0.2 "
-            "extensions (set api_version = \"0.1\" or \"0.2\")"
+            f"build.py: {path} selects api_version {api!r}; octet-wasm runs API 0.1, 0.2 "
+            "and 0.4 extensions (set api_version = \"0.1\", \"0.2\" or \"0.4\")"
         )
     name = manifest.get("name")
     return {"name": name if isinstance(name, str) else None, "api_version": api}

@@ -118,8 +118,8 @@ def initialize(api: str = "0.2", *, limit: int = 4, **contributes) -> dict:
     """The host's initialize params."""
     params: dict = {"api_version": api, "workspace": "/w", "host": {"model": "m"},
                     "contributes": contributes}
-    if api == "0.2":
-        params["protocol"] = {"version": "0.2", "limits": {"max_concurrent_requests": limit}}
+    if api != "0.1":
+        params["protocol"] = {"version": api, "limits": {"max_concurrent_requests": limit}}
     return params
 
 
@@ -131,7 +131,7 @@ def serve(api: str = "0.2", features=("request_cancellation", "content_parts"),
 
     guest = Guest()
     params = initialize(api, **contributes)
-    guest.init(wit.InitParams(api, list(features) if api == "0.2" else [], "/w",
+    guest.init(wit.InitParams(api, list(features) if api != "0.1" else [], "/w",
                               json.dumps(params)))
     return guest
 

@@ -158,8 +158,8 @@ class BuildRefusals(unittest.TestCase):
             ({"extension.py": "import subprocess\n"}, "import subprocess is not available"),
             ({"octet_guest.py": "x = 1\n"}, "may not be named 'octet_guest'"),
             ({"my-ext.py": "x = 1\n"}, "cannot be imported as a Python module"),
-            ({"extension.py": "x = 1\n", "extension.toml": 'name = "x"\napi_version = "0.4"\n'},
-             "octet-wasm runs API 0.1 and 0.2 extensions"),
+            ({"extension.py": "x = 1\n", "extension.toml": 'name = "x"\napi_version = "0.3"\n'},
+             "octet-wasm runs API 0.1, 0.2 and 0.4 extensions"),
         ]
         for files, text in cases:
             with self.subTest(text=text):
@@ -167,6 +167,40 @@ class BuildRefusals(unittest.TestCase):
                 self.assertNotEqual(done.returncode, 0)
                 self.assertIn(text, done.stderr)
                 self.assertNotIn("componentize-py -d", done.stderr)
+
+    def test_api_0_4_manifests_are_read(self) -> None:
+        sys.path.insert(0, str(Path(harness.SDK)))
+        import build
+
+        folder = tempfile.mkdtemp()
+        manifest = Path(folder, "extension.toml")
+        manifest.write_text('name = "hello-tools"\napi_version = "0.4"\n')
+        self.assertEqual(build.manifest_facts(manifest),
+                         {"name": "hello-tools", "api_version": "0.4"})
+
+
+class ApiV04Names(unittest.TestCase):
+    """octet-wasm speaks 0.4: what this SDK cannot back says what is missing,
+    not that the shim lacks the version."""
+
+    def test_each_missing_0_4_name_says_what_is_missing(self) -> None:
+        for statement, text in [
+            ("from octet_extension import cache_warming_decision",
+             "octet-wasm's Python SDK does not offer cache warming (API 0.4's "
+             "cache_warming_decision hook) yet; the Rust SDK does"),
+            ("import octet_extension.cache_warming", "the Rust SDK does"),
+            ("import octet_extension.diagnostics",
+             "octet-wasm's Python SDK does not offer API 0.4's typed diagnostics"),
+            ("import octet_extension.resources",
+             "octet-wasm does not negotiate API 0.4's native resources (resource_refs_v1"),
+        ]:
+            with self.subTest(statement=statement):
+                with self.assertRaises(ImportError) as raised:
+                    exec(statement, {})
+                self.assertIn(text, str(raised.exception))
+                self.assertNotIn("does not speak", str(raised.exception))
+        with self.assertRaisesRegex(ImportError, "API 0.3, which the shim does not speak"):
+            exec("import octet_extension.api_v03", {})
 
 
 if __name__ == "__main__":

@@ -198,6 +198,45 @@ class Handshake(unittest.TestCase):
             (-32000, "unsupported API version: host requested '0.1', SDK implements '0.2'"),
         )
 
+    def test_api_0_4_is_the_manifests_version_on_the_0_2_wire(self) -> None:
+        # octet's hello-tools recipe (spec protocol-04.md 5.2), unchanged.
+        from octet_extension import Extension
+        from octet_guest import runtime
+
+        runtime.configure(name="hello-tools", api_version="0.4",
+                          manifest="/ext/extension.toml")
+        try:
+            ext = Extension(api_version="0.4", max_concurrent_requests=1)
+
+            @ext.tool(name="hello", description="Return a local greeting")
+            def hello(arguments):
+                return "Hello from octet."
+
+            description = serve("0.4").describe()
+            self.assertEqual(description.tools[0].parameters, '{"type":"object"}')
+            # Every supported feature; the shim keeps the offered ones.
+            self.assertEqual(description.features,
+                             [f for f in SHIM_FEATURES if f != "lifecycle_events"])
+            self.assertEqual(description.max_concurrency, 1)
+            guest = serve("0.4", features=["request_cancellation", "content_parts",
+                                           "request_progress"], tools=["hello"])
+            self.assertEqual(ext.api_version, "0.4")
+            self.assertEqual(ext.negotiated_features, frozenset(
+                {"request_cancellation", "content_parts", "request_progress"}))
+            # min(host's 4, the recipe's 1)
+            self.assertEqual(ext.negotiated_concurrency, 1)
+            result = tool(guest, "hello")
+            self.assertEqual((texts(result), result.is_error), (["Hello from octet."], False))
+            # Pinned: a host asking for 0.2 is refused at init.
+            with self.assertRaises(Err) as raised:
+                serve("0.2")
+            self.assertEqual(
+                error_of(raised)[:2],
+                (-32000, "unsupported API version: host requested '0.2', SDK implements '0.4'"),
+            )
+        finally:
+            runtime.configure()
+
     def test_a_version_other_than_the_manifests_fails_the_build(self) -> None:
         from octet_extension import Extension
         from octet_guest import runtime

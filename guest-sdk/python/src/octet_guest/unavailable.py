@@ -3,9 +3,10 @@
 The app module runs at build time, so each of these fails the build with a
 sentence naming the call and the reason, instead of behaving differently
 from the process-based SDK at run time: names of the SDK's package that
-belong to the stdio transport or to other API versions (through the
-package's ``__getattr__``), constructor arguments that configure what the
-shim does, and methods that would speak the wire directly.
+belong to the stdio transport, to API 0.3, or to the parts of API 0.4 this
+SDK cannot back yet (through the package's ``__getattr__``), constructor
+arguments that configure what the shim does, and methods that would speak
+the wire directly.
 """
 
 from __future__ import annotations
@@ -19,8 +20,25 @@ _WIRE = (
     "configure"
 )
 _OTHER_API = (
-    "octet-wasm runs API 0.1 and 0.2 extensions; this belongs to API {api}, "
+    "octet-wasm runs API 0.1, 0.2 and 0.4 extensions; this belongs to API {api}, "
     "which the shim does not speak"
+)
+# API 0.4 names the shim speaks but this SDK cannot back yet: each says
+# what is missing and where it exists.
+_CACHE_WARMING = (
+    "octet-wasm's Python SDK does not offer cache warming (API 0.4's "
+    "cache_warming_decision hook) yet; the Rust SDK does "
+    "(HookResult::cache_warming)"
+)
+_DIAGNOSTICS = (
+    "octet-wasm's Python SDK does not offer API 0.4's typed diagnostics "
+    "(the octet_diagnostics_v1 tool-result metadata) yet, and no other "
+    "octet-wasm SDK does either; report problems as text content"
+)
+_RESOURCES = (
+    "octet-wasm does not negotiate API 0.4's native resources "
+    "(resource_refs_v1; docs/api-0.4.md, \"What octet-wasm does not negotiate\"), "
+    "so octet-wasm's Python SDK does not offer them"
 )
 
 REASONS = {
@@ -42,12 +60,12 @@ REASONS = {
     "Extension.handle_message()": _WIRE,
     "Extension.run(stdin=..., stdout=...)": _WIRE,
     "JsonRpcTransport": _WIRE,
-    "CacheWarmingAction": _OTHER_API.format(api="0.4"),
-    "CacheWarmingDecision": _OTHER_API.format(api="0.4"),
-    "CacheWarmingDecisionHandler": _OTHER_API.format(api="0.4"),
-    "CacheWarmingDecisionPayload": _OTHER_API.format(api="0.4"),
-    "CacheWarmingDecisionResult": _OTHER_API.format(api="0.4"),
-    "cache_warming_decision": _OTHER_API.format(api="0.4"),
+    "CacheWarmingAction": _CACHE_WARMING,
+    "CacheWarmingDecision": _CACHE_WARMING,
+    "CacheWarmingDecisionHandler": _CACHE_WARMING,
+    "CacheWarmingDecisionPayload": _CACHE_WARMING,
+    "CacheWarmingDecisionResult": _CACHE_WARMING,
+    "cache_warming_decision": _CACHE_WARMING,
     "BusEnvelope": _OTHER_API.format(api="0.3 (the event bus)"),
     "BusError": _OTHER_API.format(api="0.3 (the event bus)"),
     "BusLimits": _OTHER_API.format(api="0.3 (the event bus)"),
@@ -64,9 +82,9 @@ REASONS = {
 MODULES = {
     "api_v03": _OTHER_API.format(api="0.3"),
     "event_bus": _OTHER_API.format(api="0.3 (the event bus)"),
-    "cache_warming": _OTHER_API.format(api="0.4"),
-    "diagnostics": _OTHER_API.format(api="0.4"),
-    "resources": _OTHER_API.format(api="0.4"),
+    "cache_warming": _CACHE_WARMING,
+    "diagnostics": _DIAGNOSTICS,
+    "resources": _RESOURCES,
 }
 
 
