@@ -5,18 +5,34 @@
 //!
 //! - `examples/native-hello`: `hello` with its argument checks, delay,
 //!   cancellation and shutdown behaviour;
-//! - `examples/hello-tools`: the Python SDK's minimal recipe;
+//! - `examples/hello-tools`: the Python SDK's minimal recipe (its Python
+//!   build, `examples/hello-tools/python`, answers in `python_api_04.rs`);
 //! - `examples/text-stats`: the TypeScript example's `text_stats`, with
 //!   progress and two calls at once;
 //! - `examples/cache-warming`: the cache-warming hook.
 
 use crate::support::{
     EXIT_AFTER_EOF, EXIT_AFTER_SHUTDOWN, HOST_GRACE, REQUEST_TIMEOUT, SHUTDOWN_ACK, Shim,
-    example_dir, expect_error, expect_result, raws, tool_text,
+    expect_error, expect_result, raws, repo_root, tool_text,
 };
 use octet_wasm::hostsim::{ApiVersion, Frame, ManifestSpec};
 use serde_json::{Value, json};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+/// `examples/<name>/`: the Rust build whatever `OCTET_WASM_LANG` says, as
+/// these are Rust ports (a language's own build has its own module).
+fn rust_example(name: &str) -> PathBuf {
+    let dir = repo_root().join("examples").join(name);
+    for file in ["extension.toml".to_owned(), format!("{name}.wasm")] {
+        assert!(
+            dir.join(&file).is_file(),
+            "{} is missing: run scripts/build-guests first",
+            dir.join(&file).display()
+        );
+    }
+    dir
+}
 
 fn native_hello_manifest() -> ManifestSpec {
     ManifestSpec::new("native-hello", ApiVersion::V0_4)
@@ -26,7 +42,7 @@ fn native_hello_manifest() -> ManifestSpec {
 
 fn native_hello() -> Shim {
     Shim::start(
-        &example_dir("native-hello"),
+        &rust_example("native-hello"),
         "native-hello.wasm",
         native_hello_manifest(),
     )
@@ -253,7 +269,7 @@ fn hello_tools_answers_the_recipe() {
     let manifest = ManifestSpec::new("hello-tools", ApiVersion::V0_4)
         .description("Return a local greeting (octet's hello-tools recipe, sandboxed)")
         .tools(&["hello"]);
-    let mut shim = Shim::start(&example_dir("hello-tools"), "hello-tools.wasm", manifest);
+    let mut shim = Shim::start(&rust_example("hello-tools"), "hello-tools.wasm", manifest);
     let result = shim.initialize();
     assert_eq!(
         result,
@@ -287,7 +303,7 @@ fn text_stats_manifest() -> ManifestSpec {
 
 fn text_stats() -> Shim {
     Shim::start(
-        &example_dir("text-stats"),
+        &rust_example("text-stats"),
         "text-stats.wasm",
         text_stats_manifest(),
     )
@@ -411,7 +427,7 @@ fn cache_warming_stops_expensive_warming_and_is_silent_otherwise() {
         .description("Stop warming the prompt cache when it costs more than 5,000 microdollars (octet's cache-warming example, sandboxed)")
         .hooks(&["cache_warming_decision"]);
     let mut shim = Shim::start(
-        &example_dir("cache-warming"),
+        &rust_example("cache-warming"),
         "cache-warming.wasm",
         manifest,
     );
@@ -465,7 +481,7 @@ fn cache_warming_stops_expensive_warming_and_is_silent_otherwise() {
 #[test]
 fn every_example_manifest_says_0_4() {
     for name in ["native-hello", "hello-tools", "text-stats", "cache-warming"] {
-        let text = std::fs::read_to_string(example_dir(name).join("extension.toml"))
+        let text = std::fs::read_to_string(rust_example(name).join("extension.toml"))
             .expect("read the manifest");
         let table: Value = toml::from_str::<toml::Table>(&text)
             .map(|t| serde_json::to_value(t).unwrap_or_default())

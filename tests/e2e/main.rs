@@ -42,6 +42,7 @@ mod manifest_mismatch;
 mod negotiation;
 mod progress;
 mod python_agents;
+mod python_api_04;
 mod python_compat;
 mod python_seeds;
 mod python_services;
