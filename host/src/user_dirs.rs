@@ -14,8 +14,14 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 /// The effective user's home directory from the user database
-/// (`getpwuid_r`), or `None` when the user has no entry or no home.
+/// (`getpwuid_r`), or `None` when the user has no entry or no home. Looked
+/// up once per process: the cache, its guard and the policy all ask.
 pub fn home_dir() -> Option<PathBuf> {
+    static HOME: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    HOME.get_or_init(look_up_home).clone()
+}
+
+fn look_up_home() -> Option<PathBuf> {
     // SAFETY: geteuid has no preconditions and cannot fail.
     let uid = unsafe { libc::geteuid() };
     let mut buffer = vec![0u8; 4096];
