@@ -185,6 +185,21 @@ fn load_source(shim: &Shim) -> String {
     field(&record(shim, "component loaded"), "source")
 }
 
+/// Starts the benign component over an entry that must fail its checks,
+/// and returns the warning that says why, once the benign component has
+/// answered from a fresh compilation.
+fn start_over_a_refused_entry(benign: &Benign) -> StderrLine {
+    let mut shim = benign.start(&[], &[]);
+    let warning = record(
+        &shim,
+        "ignoring a compiled-cache entry that fails its checks",
+    );
+    assert_benign_answers(&mut shim);
+    assert_eq!(load_source(&shim), "compiled");
+    shim.shutdown();
+    warning
+}
+
 /// `octet-wasm compile PATH` (with `env`): its exit code and stderr records.
 fn compile(path: &Path, env: &[(&str, &str)]) -> (Option<i32>, Vec<Value>) {
     let output = Command::new(shim_binary())
@@ -308,15 +323,8 @@ fn an_entry_without_a_valid_mac_is_ignored_and_replaced() {
     let entry = benign.entry();
     std::fs::create_dir_all(cache_dir()).unwrap();
     std::fs::write(&entry, probe_native_code()).unwrap();
-    let mut shim = benign.start(&[], &[]);
-    let warning = record(
-        &shim,
-        "ignoring a compiled-cache entry that fails its checks",
-    );
+    let warning = start_over_a_refused_entry(&benign);
     assert_eq!(field(&warning, "entry"), entry.display().to_string());
-    assert_benign_answers(&mut shim);
-    assert_eq!(load_source(&shim), "compiled");
-    shim.shutdown();
     // The shim replaced it with its own, which the next start uses.
     let mut shim = benign.start(&[], &[]);
     assert_benign_answers(&mut shim);
@@ -348,19 +356,12 @@ fn a_tampered_entry_or_another_components_entry_is_ignored() {
     let other = std::fs::read(&probe_entry).unwrap();
     for (what, bytes) in [("a flipped byte", tampered), ("the probe's entry", other)] {
         std::fs::write(&entry, &bytes).unwrap();
-        let mut shim = benign.start(&[], &[]);
-        let warning = record(
-            &shim,
-            "ignoring a compiled-cache entry that fails its checks",
-        );
+        let warning = start_over_a_refused_entry(&benign);
         assert!(
             field(&warning, "reason").contains("MAC does not match"),
             "{what}: {}",
             warning.text
         );
-        assert_benign_answers(&mut shim);
-        assert_eq!(load_source(&shim), "compiled", "{what}");
-        shim.shutdown();
     }
     let _ = std::fs::remove_file(probe_entry);
 }
@@ -374,19 +375,12 @@ fn a_symlinked_entry_is_not_followed() {
     let target = elsewhere.path().join("entry.cwasm");
     std::fs::rename(&entry, &target).unwrap();
     std::os::unix::fs::symlink(&target, &entry).unwrap();
-    let mut shim = benign.start(&[], &[]);
-    let warning = record(
-        &shim,
-        "ignoring a compiled-cache entry that fails its checks",
-    );
+    let warning = start_over_a_refused_entry(&benign);
     assert!(
         field(&warning, "reason").contains("symbolic link"),
         "{}",
         warning.text
     );
-    assert_benign_answers(&mut shim);
-    assert_eq!(load_source(&shim), "compiled");
-    shim.shutdown();
     let meta = std::fs::symlink_metadata(&entry).unwrap();
     assert!(meta.is_file(), "the link was replaced by a real entry");
     assert!(target.is_file(), "the link's target was left alone");
@@ -519,19 +513,12 @@ fn a_workspace_guest_never_sees_a_live_key_and_its_forgery_never_runs() {
     probe.shutdown();
 
     // Afterwards a new key is made, and the forgery fails its MAC.
-    let mut shim = benign.start(&[], &[]);
-    let warning = record(
-        &shim,
-        "ignoring a compiled-cache entry that fails its checks",
-    );
+    let warning = start_over_a_refused_entry(&benign);
     assert!(
         field(&warning, "reason").contains("MAC does not match"),
         "{}",
         warning.text
     );
-    assert_benign_answers(&mut shim);
-    assert_eq!(load_source(&shim), "compiled");
-    shim.shutdown();
     let fresh = std::fs::read(&key_path).unwrap();
     assert_ne!(fresh, stolen, "the key was rotated");
     let mut shim = benign.start(&[], &[]);
