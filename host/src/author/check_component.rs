@@ -5,8 +5,9 @@
 use super::check::{Checker, Declared};
 use super::component::{Analysis, Reach};
 use super::manifest::uses_v0_2;
+use crate::protocol::api_version::ApiVersion;
 use crate::protocol::catalog;
-use crate::protocol::initialize::{self, ApiVersion};
+use crate::protocol::initialize;
 use serde_json::json;
 
 impl Checker {

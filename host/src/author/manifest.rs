@@ -25,7 +25,7 @@
 
 use super::component::{self, Analysis, Reach};
 use super::say;
-use crate::protocol::initialize::ApiVersion;
+use crate::protocol::api_version::ApiVersion;
 use std::path::{Path, PathBuf};
 
 /// Hooks every version may declare.

@@ -3,7 +3,7 @@
 //! written, and a refusal reaches the guest as an error naming what is
 //! missing. Nothing refused is ever written to the host.
 
-use super::initialize::ApiVersion;
+use super::api_version::ApiVersion;
 use super::results;
 use super::reverse::ChildError;
 use super::session::{RequestState, Session};

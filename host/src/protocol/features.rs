@@ -7,7 +7,7 @@
 //! same sets before it answers, and refuses a manifest it could only answer
 //! wrongly.
 
-use super::initialize::ApiVersion;
+use super::api_version::ApiVersion;
 use crate::wire::message::RpcError;
 use serde_json::json;
 

@@ -5,7 +5,7 @@
 //! error for the request instead of a frame the host refuses.
 
 use super::bounds::{JsonBounds, check_json};
-use super::results::ResultError;
+use super::result_error::{ResultError, fail};
 use crate::runtime::types::{CacheWarmingAction, HeaderEdit, HookResult};
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
@@ -31,10 +31,6 @@ const MAX_HEADER_NAME_BYTES: usize = 256;
 
 /// The PNG signature: compaction frames are images for vision models.
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
-
-fn fail<T>(message: impl Into<String>) -> Result<T, ResultError> {
-    Err(ResultError(message.into()))
-}
 
 /// Adds the extra of `hook`'s own 0.4 result to `object`, if the guest gave
 /// one.

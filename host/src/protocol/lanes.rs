@@ -17,8 +17,8 @@
 //! the instance is discarded and the lane makes a fresh one for the next
 //! job. A trap discards the instance the same way.
 
+use super::api_version::ApiVersion;
 use super::deadlines::{Deadlines, Kind};
-use super::initialize::ApiVersion;
 use super::results::{self, ToolShape};
 use super::session::{RequestState, Session};
 use super::work::{Guest, Work};

@@ -4,6 +4,7 @@
 //! guest's imports (notifications, confirmations, progress, ...).
 
 pub mod agents;
+pub mod api_version;
 pub mod bounds;
 pub mod bridge;
 pub mod catalog;
@@ -17,6 +18,7 @@ pub mod lanes;
 pub mod manifest;
 pub mod presentation;
 pub mod prompt;
+pub mod result_error;
 pub mod results;
 pub mod reverse;
 pub mod server;
@@ -146,7 +148,7 @@ mod tests {
 
     fn offer(capabilities: Value) -> HostOffer {
         HostOffer {
-            api: initialize::ApiVersion::V0_2,
+            api: api_version::ApiVersion::V0_2,
             contributes: Default::default(),
             capabilities,
             workspace: Some("/tmp".into()),

@@ -4,25 +4,12 @@
 //! -32603 (the SDK's "invalid handler result"), never as a frame the host
 //! would reject.
 
+use super::api_version::ApiVersion;
 use super::bounds::{JsonBounds, check_json};
 use super::guest_json;
-use super::initialize::ApiVersion;
+use super::result_error::{ResultError, fail};
 use crate::runtime::types::*;
 use serde_json::{Map, Value, json};
-
-/// A guest answer that breaks a protocol rule; the text names the rule.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResultError(pub String);
-
-impl std::fmt::Display for ResultError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-fn fail<T>(message: impl Into<String>) -> Result<T, ResultError> {
-    Err(ResultError(message.into()))
-}
 
 /// Most content parts in one result (docs/protocol.md#tool-results).
 pub const MAX_PARTS: usize = 256;

@@ -4,8 +4,9 @@
 //! The loop never runs guest code (lanes do) and never waits on the guest,
 //! except while answering `initialize`, when the host sends nothing else.
 
+use super::api_version::ApiVersion;
 use super::deadlines::Deadlines;
-use super::initialize::{self, ApiVersion};
+use super::initialize;
 use super::lanes::{self, Job, LaneContext, Lanes};
 use super::session::{Refusal, RequestState, Session, Setup};
 use super::work::{self, Guest, Plan};

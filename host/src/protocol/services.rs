@@ -4,8 +4,8 @@
 //! nothing the host would reject fatally ever reaches it. A refusal names
 //! the feature or the bound.
 
+use super::api_version::ApiVersion;
 use super::catalog::{self, Catalog, ToolEntry};
-use super::initialize::ApiVersion;
 use super::reverse::ChildError;
 use super::session::{RequestState, Session};
 use crate::cancel::CancelToken;

@@ -2,8 +2,9 @@
 //! the negotiated setup, the table of active host requests with their one
 //! terminal claim each, and the writer.
 
+use super::api_version::ApiVersion;
 use super::deadlines::Kind;
-use super::initialize::{ApiVersion, Negotiated};
+use super::initialize::Negotiated;
 use super::manifest::Contributes;
 use super::reverse::Children;
 use crate::cancel::CancelToken;

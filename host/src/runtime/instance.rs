@@ -7,6 +7,7 @@
 
 use super::limits::{self, Limiter, MemoryRefusal, SetBy};
 use super::sandbox::Sandbox;
+use super::store::StoreState;
 use super::types::*;
 use super::versions::{Exports, Pre};
 use super::{Bridge, Limits};
@@ -14,34 +15,8 @@ use crate::cancel::CancelToken;
 use std::sync::Arc;
 use wasmtime::component::ResourceTable;
 use wasmtime::{Engine, Store};
-use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 pub mod overflow;
-
-/// Data of one store: the WASI context, limits and the request being served.
-pub struct StoreState<B: Bridge> {
-    wasi: WasiCtx,
-    table: ResourceTable,
-    limiter: Limiter,
-    pub(super) bridge: Arc<B>,
-    scope: Option<B::Scope>,
-    pub(super) cancel: CancelToken,
-}
-
-impl<B: Bridge> StoreState<B> {
-    pub(super) fn scope(&self) -> Option<B::Scope> {
-        self.scope.clone()
-    }
-}
-
-impl<B: Bridge> WasiView for StoreState<B> {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.wasi,
-            table: &mut self.table,
-        }
-    }
-}
 
 /// Why a guest call did not produce an answer. The instance is unusable
 /// afterwards.

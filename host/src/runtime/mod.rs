@@ -15,6 +15,7 @@ pub mod links;
 pub mod offline;
 pub mod output;
 pub mod sandbox;
+pub mod store;
 pub mod v0_2;
 pub mod v0_4;
 pub mod versions;
@@ -264,7 +265,7 @@ fn no_service(what: &str) -> types::GuestError {
 /// A loaded component, ready to make instances.
 pub struct Runtime<B: Bridge> {
     engine: Engine,
-    pre: versions::Pre<instance::StoreState<B>>,
+    pre: versions::Pre<store::StoreState<B>>,
     limits: Limits,
     /// Keeps the epoch ticker alive exactly as long as the runtime.
     _ticker: engine::EpochTicker,
@@ -344,9 +345,9 @@ impl<B: Bridge> Runtime<B> {
 fn link<B: Bridge>(
     engine: &Engine,
     component: &Component,
-) -> anyhow::Result<versions::Pre<instance::StoreState<B>>> {
+) -> anyhow::Result<versions::Pre<store::StoreState<B>>> {
     let version = WitVersion::of(engine, component)?;
-    let mut linker: Linker<instance::StoreState<B>> = Linker::new(engine);
+    let mut linker: Linker<store::StoreState<B>> = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)
         .map_err(|err| anyhow::anyhow!("cannot link WASI: {err}"))?;
     links::refuse_links(&mut linker)

@@ -9,7 +9,7 @@
 
 use super::Bridge;
 use super::convert::{Convert, cases, records};
-use super::instance::StoreState;
+use super::store::StoreState;
 use super::types as shim;
 use wasmtime::Store;
 use wasmtime::component::{HasSelf, Linker};

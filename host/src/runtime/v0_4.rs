@@ -6,7 +6,7 @@
 //! them, so a change to the WIT touches this file and the converters only.
 
 use super::Bridge;
-use super::instance::StoreState;
+use super::store::StoreState;
 use crate::cancel::CancelToken;
 use wasmtime::Store;
 use wasmtime::component::{HasSelf, Linker};

@@ -6,7 +6,7 @@
 //! imports, so a component may never mix versions. Every version's calls
 //! take and return the shim's own types ([`super::types`]).
 
-use super::instance::StoreState;
+use super::store::StoreState;
 use super::types::*;
 use super::{Bridge, v0_2, v0_4};
 use wasmtime::component::{Component, InstancePre, Linker};
