@@ -10,6 +10,7 @@
 use super::frame::{ChildId, Frame, FrameKind, decode_error};
 use super::handshake;
 use super::params::ApiVersion;
+use super::rule::Rule;
 use super::rules;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -31,59 +32,6 @@ pub const MAX_CHILD_ID_BYTES: usize = 256;
 /// Confirmation/input requests under a model `tool/call` the host services
 /// with a worker; more at once is fatal (docs/services.md#worker-slots).
 pub const MAX_SERVICED_CHILD_OPERATIONS: usize = 8;
-
-/// Which rule a line broke.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rule {
-    /// Not valid UTF-8.
-    NotUtf8,
-    /// Not JSON.
-    NotJson,
-    /// JSON, but not an object (includes batch arrays).
-    NotObject,
-    /// `jsonrpc` missing or not `"2.0"`.
-    BadJsonrpc,
-    /// The line reached 1,048,576 bytes before its LF.
-    LineTooLong,
-    /// stdout ended after a partial line.
-    Unterminated,
-    /// A response whose `id` is not a u64 (null, string, negative, missing).
-    BadResponseId,
-    /// A response without exactly one of `result`/`error`, or with an error
-    /// that is not `{code:int, message:string}`.
-    BadResponseBody,
-    /// A response for an id the host has no unanswered request for (the host
-    /// only logs it, but every host request gets exactly one answer,
-    /// docs/protocol.md#host-ids).
-    UnexpectedResponse,
-    /// `method` present but not a string.
-    BadMethod,
-    /// Any frame other than the initialize response before that response.
-    BeforeInitialize,
-    /// The initialize result fails the host's validation
-    /// (docs/protocol.md#host-validation).
-    InvalidInitializeResult,
-    /// A message the manifest does not declare (`notification`,
-    /// `context/contribution`, `status/contribution` surface,
-    /// `confirmation/request`).
-    Undeclared,
-    /// A message that needs a feature or API version not negotiated
-    /// (`$/progress`, decorations, `input/request` on 0.1).
-    NotNegotiated,
-    /// Params that the host decodes strictly and rejects.
-    InvalidParams,
-    /// A notification-only method sent with an id, or a request method sent
-    /// without one.
-    WrongMessageType,
-    /// A child request id that is neither u64 nor a string ≤ 256 bytes.
-    BadChildId,
-    /// A child request id used before in this generation.
-    ChildIdReused,
-    /// More than 128 outstanding child requests or 65,536 distinct ids.
-    TooManyChildRequests,
-    /// More than 8 confirmation/input requests under model tool calls.
-    TooManyServicedOperations,
-}
 
 /// One broken rule with the offending line.
 #[derive(Clone, Debug, PartialEq)]

@@ -3,8 +3,8 @@
 //! A result that fails it terminates the child, so the checker treats it as
 //! fatal.
 
+use super::offer_v02::REQUIRED_FEATURES;
 use super::offer_v04;
-use super::params::REQUIRED_FEATURES;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 

@@ -46,26 +46,30 @@ mod checker;
 mod frame;
 mod handshake;
 mod launch;
+mod offer_v02;
 mod offer_v04;
 mod params;
 mod reader;
+mod rule;
 mod rules;
 mod session;
 mod stderr;
 
 pub use checker::{
     FrameChecker, MAX_CHILD_ID_BYTES, MAX_DISTINCT_CHILD_IDS, MAX_LINE_BYTES,
-    MAX_OUTSTANDING_CHILD_REQUESTS, MAX_SERVICED_CHILD_OPERATIONS, ManifestFacts, Rule, Violation,
+    MAX_OUTSTANDING_CHILD_REQUESTS, MAX_SERVICED_CHILD_OPERATIONS, ManifestFacts, Violation,
 };
 pub use frame::{ChildId, Frame, FrameKind, RpcError};
 pub use launch::Launch;
+pub use offer_v02::{HOST_OPTIONAL_FEATURES, REQUIRED_FEATURES};
 pub use offer_v04::{
     MAX_PROMPT_GUIDELINES, MAX_PROMPT_TEXT_BYTES, V0_4_ALWAYS, V0_4_ONLY_FEATURES,
     optional_features as v0_4_optional_features,
 };
 pub use params::{
-    ApiVersion, Context, HOST_MAX_CONCURRENT_REQUESTS, HOST_OPTIONAL_FEATURES, InitializeParams,
-    ManifestSpec, OCTET_VERSION, REQUIRED_FEATURES, host_state,
+    ApiVersion, Context, HOST_MAX_CONCURRENT_REQUESTS, InitializeParams, ManifestSpec,
+    OCTET_VERSION, host_state,
 };
+pub use rule::Rule;
 pub use session::{Reply, Session, SimError};
 pub use stderr::{StderrLine, StderrLog};

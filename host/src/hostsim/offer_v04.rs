@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use super::params::HOST_OPTIONAL_FEATURES;
+use super::offer_v02::HOST_OPTIONAL_FEATURES;
 
 /// Offered to every third-party 0.4 process, after the base list.
 pub const V0_4_ALWAYS: [&str; 5] = [

@@ -3,6 +3,7 @@
 //! execution contexts (docs/protocol.md#execution-context). Also renders the
 //! description as an `extension.toml`, so tests can generate manifests.
 
+use super::offer_v02::{HOST_OPTIONAL_FEATURES, REQUIRED_FEATURES};
 use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -43,36 +44,6 @@ impl ApiVersion {
         self != ApiVersion::V0_1
     }
 }
-
-/// The features every API 0.2 `initialize` requires
-/// (docs/protocol.md#negotiation).
-pub const REQUIRED_FEATURES: [&str; 2] = ["request_cancellation", "content_parts"];
-
-/// The optional features the current octet host offers every API 0.2
-/// extension (docs/protocol.md#negotiation), in the host's order.
-pub const HOST_OPTIONAL_FEATURES: [&str; 21] = [
-    "request_progress",
-    "progress_decoration",
-    "artifacts",
-    "lifecycle_events",
-    "policy_intents",
-    "dynamic_tools",
-    "runtime_commands",
-    "semantic_ui",
-    "editor_handoff",
-    "terminal_input",
-    "autocomplete",
-    "dynamic_tool_renderers",
-    "composer",
-    "shortcuts",
-    "session_entries",
-    "message_injection",
-    "lifecycle_events_v2",
-    "active_tools",
-    "terminal_handoff",
-    "session_context",
-    "model_catalog",
-];
 
 /// The host's pending-request bound, offered as
 /// `protocol.limits.max_concurrent_requests` (docs/protocol.md#concurrency).

@@ -2,8 +2,9 @@
 //! bounded buffer, runs each through the [`FrameChecker`] and hands the
 //! outcome to the session in order.
 
-use super::checker::{FrameChecker, MAX_LINE_BYTES, Rule, Violation};
+use super::checker::{FrameChecker, MAX_LINE_BYTES, Violation};
 use super::frame::Frame;
+use super::rule::Rule;
 use std::io::Read;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};

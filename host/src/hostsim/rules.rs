@@ -2,8 +2,8 @@
 //! (docs/protocol.md#shim-notifications). Each function returns the rule
 //! broken and why, as the checker reports it.
 
-use super::checker::Rule;
 use super::params::ApiVersion;
+use super::rule::Rule;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
