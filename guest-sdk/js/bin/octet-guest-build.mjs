@@ -2,8 +2,8 @@
 // octet-guest-build: builds an octet extension written in JavaScript into a
 // WebAssembly component for octet-wasm.
 //
-//   octet-guest-build <extension.js> [-o <out.wasm>] [--wit <dir>]
-//                     [--import <interface>]... [--async]
+//   octet-guest-build <extension.js> [-o <out.wasm>] [--manifest <extension.toml>]
+//                     [--wit <dir>] [--import <interface>]... [--async]
 //
 // The entry module exports `guest` (normally `export const guest =
 // ext.exports()`). Relative imports and bare imports of installed packages
@@ -11,7 +11,10 @@
 // engine; the component needs nothing at run time.
 //
 // The world is octet:extension (from `--wit`, default this repository's
-// `wit/` found from this script's real location, or $OCTET_WIT) plus
+// `wit/` found from this script's real location, or $OCTET_WIT), in the
+// version the manifest's api_version asks for (extension.toml beside the
+// entry, or `--manifest`): octet:extension@0.4.0 (`wit/0.4.0`) for "0.4",
+// @0.2.0 for "0.1", "0.2" or no manifest; plus
 // wasi:filesystem (types, preopens) for the SDK's `fs`, from the WASI WIT
 // pinned in guest-sdk/js/wit/deps; `--import` adds any other interface of
 // those WASI packages (e.g. `wasi:sockets/tcp@0.2.12`).
@@ -31,12 +34,13 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, parse, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { explainFailure, validInterface, worldSource } from "./world.mjs";
+import { buildPrologue } from "../src/build_info.js";
+import { explainFailure, manifestApiVersion, octetPackage, selectWit, validInterface, worldSource } from "./world.mjs";
 
 function usage(message) {
   if (message) console.error(`octet-guest-build: ${message}`);
   console.error(
-    "usage: octet-guest-build <extension.js> [-o <out.wasm>] [--wit <dir>] [--import <interface>]... [--async]",
+    "usage: octet-guest-build <extension.js> [-o <out.wasm>] [--manifest <extension.toml>] [--wit <dir>] [--import <interface>]... [--async]",
   );
   process.exit(2);
 }
@@ -45,12 +49,14 @@ const args = process.argv.slice(2);
 let entry = null;
 let output = null;
 let wit = process.env.OCTET_WIT || null;
+let manifest = null;
 let sync = true;
 const imports = [];
 for (let i = 0; i < args.length; i++) {
   const arg = args[i];
   if (arg === "-o" || arg === "--output") output = args[++i] ?? usage("-o needs a path");
   else if (arg === "--wit") wit = args[++i] ?? usage("--wit needs a path");
+  else if (arg === "--manifest") manifest = args[++i] ?? usage("--manifest needs a path");
   else if (arg === "--import") imports.push(args[++i] ?? usage("--import needs an interface"));
   else if (arg === "--async") sync = false;
   else if (arg === "-h" || arg === "--help") usage();
@@ -71,8 +77,22 @@ output = resolve(output ?? join(dirname(entry), `${parse(entry).name}.wasm`));
 
 const sdkDir = realpathSync(join(dirname(fileURLToPath(import.meta.url)), ".."));
 if (wit === null) wit = resolve(sdkDir, "..", "..", "wit");
-if (!existsSync(join(wit, "world.wit"))) {
-  usage(`no WIT package at ${wit} (pass --wit <octet-wasm>/wit or set OCTET_WIT)`);
+if (manifest !== null && !existsSync(manifest)) usage(`no such manifest ${manifest}`);
+manifest = manifest ?? join(dirname(entry), "extension.toml");
+let api = null;
+if (existsSync(manifest)) {
+  api = manifestApiVersion(readFileSync(manifest, "utf8"));
+  if (api === null) usage(`${manifest} has no top-level api_version`);
+}
+const chosen = selectWit(resolve(wit), api, { exists: existsSync, read: (path) => readFileSync(path, "utf8") });
+if (chosen.error) usage(chosen.error);
+wit = chosen.dir;
+
+/** `source` with `prologue` at the start of its first line (after a `#!` line). */
+function withPrologue(source, prologue) {
+  if (!source.startsWith("#!")) return prologue + source;
+  const end = source.indexOf("\n") + 1 || source.length;
+  return source.slice(0, end) + prologue + source.slice(end);
 }
 
 // The module root is exposed read-only while the snapshot is taken: it must
@@ -92,6 +112,7 @@ const moduleRoot = commonAncestor(dirname(entry), sdkDir);
 // includes octet:extension, with the octet package and the pinned WASI
 // packages as its deps.
 const octetWorld = readFileSync(join(wit, "world.wit"), "utf8");
+const witPackage = octetPackage(octetWorld);
 const witDir = mkdtempSync(join(tmpdir(), "octet-guest-build-"));
 let component;
 const started = Date.now();
@@ -108,7 +129,9 @@ try {
   ({ component } = await componentize({
     witPath: witDir,
     world: "extension",
-    jsSource: readFileSync(entry, "utf8"),
+    // On the entry's first line, so line numbers stay the entry's own: the
+    // SDK then knows the WIT version (src/build_info.js).
+    jsSource: withPrologue(readFileSync(entry, "utf8"), buildPrologue(witPackage.split("@")[1])),
     jsPath: entry,
     moduleRoot,
     sync,
@@ -126,5 +149,5 @@ renameSync(`${output}.tmp`, output);
 const near = relative(process.cwd(), output);
 const shown = near && !near.startsWith("..") ? near : output;
 console.log(
-  `octet-guest-build: ${shown} (${component.length} bytes, ${Date.now() - started} ms${sync ? "" : ", async ABI"})`,
+  `octet-guest-build: ${shown} (${witPackage}, ${component.length} bytes, ${Date.now() - started} ms${sync ? "" : ", async ABI"})`,
 );

@@ -14,6 +14,65 @@ export const DEFAULT_IMPORTS = Object.freeze([
   `wasi:filesystem/preopens@${WASI_VERSION}`,
 ]);
 
+/** The manifest versions a build serves, and the octet WIT package each builds against. */
+export const WIT_FOR_API = Object.freeze({ "0.1": "0.2.0", "0.2": "0.2.0", "0.4": "0.4.0" });
+
+/**
+ * The top-level `api_version` of an extension.toml's text, or null when it
+ * has none. Only what precedes the first table header is looked at, which is
+ * where TOML puts top-level keys; a string in either quote style.
+ */
+export function manifestApiVersion(toml) {
+  for (const raw of toml.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line.startsWith("[")) break;
+    const match = /^api_version\s*=\s*(?:"([^"]*)"|'([^']*)')\s*(?:#.*)?$/.exec(line);
+    if (match) return match[1] ?? match[2];
+  }
+  return null;
+}
+
+/** Compares two `x.y.z` versions: negative, 0 or positive. */
+function newer(a, b) {
+  const x = a.split(".").map(Number);
+  const y = b.split(".").map(Number);
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return (x[i] || 0) - (y[i] || 0);
+  return 0;
+}
+
+/**
+ * Which octet WIT directory a build uses: `wit` is a WIT root like the
+ * checkout's `wit/` (octet:extension@0.2.0, with the newer packages in
+ * subdirectories named by version: `wit/0.4.0`), or one package's own
+ * directory. `api` is the manifest's api_version (null without a
+ * manifest: 0.2.0, what every build used before 0.4). Returns `{dir}`, or
+ * `{error}` with the sentence to show.
+ */
+export function selectWit(wit, api, { exists, read }) {
+  if (api !== null && !(api in WIT_FOR_API)) {
+    return {
+      error: `the manifest says api_version = "${api}"; octet-guest-build builds API 0.1, 0.2 and 0.4 extensions (set api_version = "0.1", "0.2" or "0.4")`,
+    };
+  }
+  const wanted = WIT_FOR_API[api ?? "0.2"];
+  const versionOf = (dir) => octetPackage(read(`${dir}/world.wit`)).split("@")[1];
+  if (!exists(`${wit}/world.wit`)) return { error: `no WIT package at ${wit} (pass --wit <octet-wasm>/wit or set OCTET_WIT)` };
+  const nested = `${wit}/${wanted}`;
+  if (versionOf(wit) !== wanted && exists(`${nested}/world.wit`) && versionOf(nested) === wanted) {
+    return { dir: nested };
+  }
+  // A package named directly is used when it can serve the manifest: its
+  // own version, or a newer one (a 0.4.0 component serves 0.1 and 0.2
+  // manifests too).
+  if (newer(versionOf(wit), wanted) >= 0) return { dir: wit };
+  return {
+    error:
+      `the manifest's api_version "${api ?? "0.2"}" builds against octet:extension@${wanted}, ` +
+      `but ${wit} holds octet:extension@${versionOf(wit)} and no ${wanted}/ beside it: ` +
+      "pass --wit <octet-wasm>/wit (the WIT root of a checkout, holding both)",
+  };
+}
+
 const INTERFACE = /^[a-z][a-z0-9-]*:[a-z][a-z0-9-]*\/[a-z][a-z0-9-]*(@[0-9]+\.[0-9]+\.[0-9]+[0-9A-Za-z.+-]*)?$/;
 
 /** Whether `name` is a WIT interface name (`ns:pkg/iface@version`). */

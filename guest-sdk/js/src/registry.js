@@ -5,6 +5,7 @@
 
 import { guestExports } from "./dispatch.js";
 import { lifecycleKind } from "./lifecycle.js";
+import { hasPromptMetadata, PROMPT_METADATA_FEATURE } from "./prompt.js";
 import { list, optionalString, toolDefinition } from "./values.js";
 
 let current = null;
@@ -61,8 +62,11 @@ export class Extension {
   /**
    * Registers a tool. `parameters` is the JSON schema (an object, or its
    * JSON text kept as written; default `{"type":"object"}`); `outputSchema`
-   * is optional (API 0.2). The handler gets `(args, ctx)` and returns a
-   * string, a `ToolResult`, `toolResult(...)`, or throws.
+   * is optional (API 0.2); `promptSnippet` (a string) and
+   * `promptGuidelines` (at most 16 strings) are the tool's prompt metadata
+   * (API 0.4; each at most 1,024 bytes, LF and TAB the only control
+   * characters; out of bounds throws here). The handler gets `(args, ctx)`
+   * and returns a string, a `ToolResult`, `toolResult(...)`, or throws.
    */
   tool(definition, handler) {
     assertUnique(this.tools, definition.name, "tool");
@@ -240,11 +244,20 @@ export class Extension {
     return guestExports(this);
   }
 
-  /** The `describe` answer: registrations in the order they were made. */
+  /**
+   * The `describe` answer: registrations in the order they were made.
+   * `lifecycle_events` is added when a lifecycle handler exists, and
+   * `tool_prompt_metadata_v1` when a tool (initial or dynamic) carries
+   * prompt metadata, as the Rust SDK does.
+   */
   describe() {
     const features = [...this.features];
     if (this.lifecycle.size > 0 && !features.includes("lifecycle_events")) {
       features.push("lifecycle_events");
+    }
+    const tools = [...this.tools.values(), ...this.dynamicTools.values()];
+    if (tools.some((t) => hasPromptMetadata(t.definition)) && !features.includes(PROMPT_METADATA_FEATURE)) {
+      features.push(PROMPT_METADATA_FEATURE);
     }
     return {
       name: this.name,

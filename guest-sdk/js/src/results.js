@@ -182,6 +182,13 @@ export function hookResult({
       ? { value: toJson(persistenceMetadata.value ?? null), public: Boolean(persistenceMetadata.public) }
       : null,
     postMutation: rescanDecision(postMutation),
+    // The members octet:extension@0.4.0 adds (a 0.2.0 build ignores them),
+    // always at their "no opinion" values: the SDK does not offer the 0.4
+    // hooks' results yet.
+    cacheWarming: null,
+    compactionFrames: [],
+    providerPayload: null,
+    providerHeaders: [],
   };
 }
 

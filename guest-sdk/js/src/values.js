@@ -3,6 +3,7 @@
 // `{tag, val}`, `option<T>` as the value or null).
 
 import { InvalidParams } from "./errors.js";
+import { promptMetadata } from "./prompt.js";
 
 /** WIT enum case names use `-`; the protocol's names use `_`. */
 export function witName(value) {
@@ -105,12 +106,20 @@ export function segment(value) {
   };
 }
 
-/** A tool definition: `{name, description, parameters, outputSchema}`. */
+/**
+ * A tool definition: `{name, description, parameters, outputSchema,
+ * promptSnippet, promptGuidelines}`. The prompt metadata (API 0.4) is
+ * checked against the host's bounds here (see prompt.js); both members are
+ * always present, as the 0.4.0 record needs them (a 0.2.0 build ignores
+ * them).
+ */
 export function toolDefinition({
   name,
   description = "",
   parameters = { type: "object" },
   outputSchema = null,
+  promptSnippet = null,
+  promptGuidelines = [],
 }) {
   if (typeof name !== "string") throw new TypeError("a tool needs a string `name`");
   return {
@@ -118,5 +127,6 @@ export function toolDefinition({
     description: String(description),
     parameters: jsonText(parameters),
     outputSchema: outputSchema === null || outputSchema === undefined ? null : jsonText(outputSchema),
+    ...promptMetadata(name, promptSnippet, promptGuidelines),
   };
 }

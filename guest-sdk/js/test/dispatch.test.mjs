@@ -34,7 +34,14 @@ test("describe lists registrations in order, with lifecycle_events added", () =>
   const guest = ext.exports();
   const description = guest.describe();
   assert.deepEqual(description.tools, [
-    { name: "a", description: "A", parameters: '{"type":"object","properties":{}}', outputSchema: null },
+    {
+      name: "a",
+      description: "A",
+      parameters: '{"type":"object","properties":{}}',
+      outputSchema: null,
+      promptSnippet: null,
+      promptGuidelines: [],
+    },
   ]);
   assert.deepEqual(description.commands, [{ name: "c", description: "C", usage: "/c" }]);
   assert.deepEqual(description.lifecycle, ["turn-started", "turn-settled"]);

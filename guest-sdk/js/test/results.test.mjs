@@ -57,6 +57,10 @@ test("hook results: continue by default, deny, typed extras", () => {
     providerRetry: null,
     persistenceMetadata: null,
     postMutation: null,
+    cacheWarming: null,
+    compactionFrames: [],
+    providerPayload: null,
+    providerHeaders: [],
   });
   assert.deepEqual(intoHookResult(deny("no")).disposition, { tag: "deny", val: "no" });
   const full = intoHookResult(

@@ -18,7 +18,18 @@ test("the tool catalog registers dynamic tools by name with their definitions", 
   ext.exports();
   assert.deepEqual(toolsCatalog.registerDynamic(["stats"]), { revision: 1, tools: ["stats"] });
   assert.deepEqual(callsOf("toolsCatalog.register"), [
-    [[{ name: "stats", description: "S", parameters: '{"type":"object"}', outputSchema: '{"type":"object"}' }]],
+    [
+      [
+        {
+          name: "stats",
+          description: "S",
+          parameters: '{"type":"object"}',
+          outputSchema: '{"type":"object"}',
+          promptSnippet: null,
+          promptGuidelines: [],
+        },
+      ],
+    ],
   ]);
   assert.throws(() => toolsCatalog.registerDynamic(["nope"]), InvalidParams);
   assert.equal(callsOf("toolsCatalog.register").length, 1, "nothing is sent for an unknown name");
