@@ -15,6 +15,7 @@
 //! the right default, so a fresh scaffold passes with exit status 0.
 
 use super::component::{self, Analysis};
+use super::metadata::is_semver;
 use super::say;
 use crate::policy::report::{self, Requests};
 use crate::policy::{Origin, Policy, Problem as PolicyProblem};
@@ -72,17 +73,6 @@ impl fmt::Display for Finding {
             self.fix
         )
     }
-}
-
-/// Whether `text` is a semantic version (`MAJOR.MINOR.PATCH[-pre][+build]`).
-pub fn is_semver(text: &str) -> bool {
-    let core = text.split(['-', '+']).next().unwrap_or("");
-    let parts: Vec<&str> = core.split('.').collect();
-    parts.len() == 3
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-        && !text.ends_with(['-', '+'])
 }
 
 pub fn run(args: CheckArgs) -> Result<bool, String> {
@@ -478,7 +468,7 @@ impl Checker {
             .unwrap_or_default();
         // A value `run` would refuse outright was reported with the args
         // (or the metadata section, which is validated when read).
-        let Ok(outcome) = report::outcome(policy, &declared.requests, &metadata) else {
+        let Ok(outcome) = report::outcome(policy, &declared.requests, &metadata.requests()) else {
             return;
         };
         for clamp in &outcome.clamps {
@@ -717,7 +707,7 @@ impl Checker {
         let secrets = self.strings(caps, "capabilities", "secrets");
         let _ = self.flag(caps, "capabilities", "system_prompt");
         let overrides = self.strings(caps, "capabilities", "builtin_tool_overrides");
-        match super::manifest::overrides_problem(declared.api, &overrides) {
+        match super::api_rules::overrides_problem(declared.api, &overrides) {
             Some((true, message, fix)) => {
                 self.problem("capabilities.builtin_tool_overrides", message, fix)
             }
@@ -767,7 +757,7 @@ impl Checker {
         }
         declared.hooks = self.strings(contributes, section, "hooks");
         for hook in declared.hooks.clone() {
-            if let Some((message, fix)) = super::manifest::hook_problem(declared.api, &hook) {
+            if let Some((message, fix)) = super::api_rules::hook_problem(declared.api, &hook) {
                 self.problem("contributes.hooks", message, fix);
             }
         }

@@ -2,9 +2,9 @@
 //! command sets and definition rules exactly as `run` checks them at
 //! initialize, the digest pin, and the capabilities the imports need.
 
+use super::api_rules::uses_v0_2;
 use super::check::{Checker, Declared};
 use super::component::{Analysis, Reach};
-use super::manifest::uses_v0_2;
 use crate::protocol::api_version::ApiVersion;
 use crate::protocol::catalog;
 use crate::protocol::initialize;
@@ -74,7 +74,7 @@ impl Checker {
                 );
             }
         }
-        let (_, v0_4_only) = super::manifest::uses_v0_4(d);
+        let (_, v0_4_only) = super::api_rules::uses_v0_4(d);
         if api != ApiVersion::V0_4 && !v0_4_only.is_empty() {
             self.warning(
                 "api_version",

@@ -206,23 +206,3 @@ pub fn description_json(description: &Description) -> Value {
         "features": description.features,
     })
 }
-
-/// The whole analysis as JSON (`inspect --json`).
-pub fn analysis_json(analysis: &Analysis) -> Value {
-    json!({
-        "path": analysis.path.display().to_string(),
-        "size": analysis.size,
-        "sha256": analysis.sha256,
-        "wit_version": analysis.wit_version,
-        "description": description_json(&analysis.description),
-        "imports": analysis.imports,
-        "exports": analysis.exports,
-        "capabilities": {
-            "filesystem": analysis.reach.filesystem,
-            "network": analysis.reach.network,
-            "environment": analysis.reach.environment,
-        },
-        "api_version": super::manifest::api_version(analysis, None).ok(),
-        "metadata": analysis.metadata,
-    })
-}

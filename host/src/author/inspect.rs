@@ -6,6 +6,7 @@ use super::component::{self, Analysis, lifecycle_names};
 use super::say;
 use crate::policy::report;
 use crate::policy::{Policy, Problem};
+use serde_json::{Value, json};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -21,7 +22,7 @@ pub fn run(args: InspectArgs) -> Result<(), String> {
     let analysis = component::analyze(&args.component).map_err(|err| format!("{err:#}"))?;
     let limits = Limits::of(&analysis)?;
     if args.json {
-        let mut value = component::analysis_json(&analysis);
+        let mut value = analysis_json(&analysis);
         value["limits"] = report::json(&limits.policy, &limits.outcome);
         if let Some(problem) = &limits.problem {
             value["limits"]["policy_problem"] = problem.to_string().into();
@@ -64,7 +65,7 @@ impl Limits {
             .as_ref()
             .map(|m| m.limits.clone())
             .unwrap_or_default();
-        let outcome = report::outcome(&policy, &report::Requests::default(), &metadata)?;
+        let outcome = report::outcome(&policy, &report::Requests::default(), &metadata.requests())?;
         Ok(Limits {
             policy,
             problem,
@@ -101,7 +102,7 @@ fn report(analysis: &Analysis) {
             serde_json::to_string(metadata).unwrap_or_default()
         ));
     }
-    if let Ok(api) = super::manifest::api_version(analysis, None) {
+    if let Ok(api) = super::api_rules::api_version(analysis, None) {
         say(&format!("api_version  {api} (what `manifest` selects)"));
     }
     say("");
@@ -168,4 +169,24 @@ fn compact(text: &str) -> String {
     serde_json::from_str::<serde_json::Value>(text)
         .map(|value| value.to_string())
         .unwrap_or_else(|_| text.to_owned())
+}
+
+/// The whole analysis as JSON (`inspect --json`).
+fn analysis_json(analysis: &Analysis) -> Value {
+    json!({
+        "path": analysis.path.display().to_string(),
+        "size": analysis.size,
+        "sha256": analysis.sha256,
+        "wit_version": analysis.wit_version,
+        "description": component::description_json(&analysis.description),
+        "imports": analysis.imports,
+        "exports": analysis.exports,
+        "capabilities": {
+            "filesystem": analysis.reach.filesystem,
+            "network": analysis.reach.network,
+            "environment": analysis.reach.environment,
+        },
+        "api_version": super::api_rules::api_version(analysis, None).ok(),
+        "metadata": analysis.metadata,
+    })
 }

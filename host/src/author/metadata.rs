@@ -55,6 +55,16 @@ impl DefaultLimits {
         self.memory_mib.is_none() && self.fuel.is_none() && self.deadlines.is_empty()
     }
 
+    /// What these limits ask `run` for, in the terms the policy report
+    /// weighs against the user's ceilings.
+    pub fn requests(&self) -> crate::policy::report::Requests {
+        crate::policy::report::Requests {
+            memory_mib: self.memory_mib,
+            fuel: self.fuel,
+            deadlines: self.deadline_settings(),
+        }
+    }
+
     /// The deadlines as `--deadline-ms` settings.
     pub fn deadline_settings(&self) -> Vec<String> {
         self.deadlines
@@ -70,7 +80,7 @@ impl Metadata {
         if self.name.trim().is_empty() {
             return Err("name must not be empty".into());
         }
-        if !super::check::is_semver(&self.version) {
+        if !is_semver(&self.version) {
             return Err(format!(
                 "version {:?} is not a semantic version (MAJOR.MINOR.PATCH)",
                 self.version
@@ -292,12 +302,25 @@ pub fn embed_command(args: EmbedArgs) -> Result<(), String> {
     // What users without a policy file will get instead.
     let built_in = crate::policy::Policy::built_in();
     let requests = crate::policy::report::Requests::default();
-    if let Ok(outcome) = crate::policy::report::outcome(&built_in, &requests, &metadata.limits) {
+    if let Ok(outcome) =
+        crate::policy::report::outcome(&built_in, &requests, &metadata.limits.requests())
+    {
         for clamp in &outcome.clamps {
             super::say(&format!("note: without a policy file, {clamp}"));
         }
     }
     Ok(())
+}
+
+/// Whether `text` is a semantic version (`MAJOR.MINOR.PATCH[-pre][+build]`).
+pub fn is_semver(text: &str) -> bool {
+    let core = text.split(['-', '+']).next().unwrap_or("");
+    let parts: Vec<&str> = core.split('.').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        && !text.ends_with(['-', '+'])
 }
 
 #[cfg(test)]

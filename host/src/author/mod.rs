@@ -7,6 +7,7 @@
 //! returning `Err(message)` for the caller to print; output for people goes
 //! to stdout through [`say`].
 
+pub mod api_rules;
 pub mod check;
 mod check_component;
 pub mod component;

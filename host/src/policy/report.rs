@@ -3,13 +3,12 @@
 
 use super::clamp::{self, Asked, Clamp, Origin};
 use super::{POLICY_FILE, Policy};
-use crate::author::metadata::DefaultLimits;
 use crate::protocol::deadlines::Deadlines;
 use crate::runtime::{FsAccess, Limits};
 use serde_json::{Value, json};
 
-/// What an extension asks for, from its `run` arguments and its metadata
-/// section.
+/// What an extension asks for, from its `run` arguments or its metadata
+/// section (each is one `Requests`).
 #[derive(Debug, Clone, Default)]
 pub struct Requests {
     pub memory_mib: Option<usize>,
@@ -30,7 +29,7 @@ pub struct Outcome {
 pub fn outcome(
     policy: &Policy,
     arguments: &Requests,
-    metadata: &DefaultLimits,
+    metadata: &Requests,
 ) -> Result<Outcome, String> {
     fn asked<T>(flag: Option<T>, metadata: Option<T>) -> Asked<T> {
         flag.map(|value| (value, Origin::Arguments))
@@ -42,9 +41,9 @@ pub fn outcome(
         asked(arguments.fuel, metadata.fuel),
     )?;
     let settings: Vec<(String, Origin)> = metadata
-        .deadline_settings()
-        .into_iter()
-        .map(|setting| (setting, Origin::Metadata))
+        .deadlines
+        .iter()
+        .map(|setting| (setting.clone(), Origin::Metadata))
         .chain(
             arguments
                 .deadlines
@@ -120,7 +119,21 @@ pub fn lines(policy: &Policy, outcome: &Outcome) -> Vec<String> {
             }
         )
     ));
+    lines.push(format!("  receipts   {}", receipts_text(c.receipts)));
     lines
+}
+
+/// Whether usage receipts are on, and where they go or how the user turns
+/// them on.
+fn receipts_text(on: bool) -> String {
+    if on {
+        format!(
+            "on: one JSON-lines file per process in {}/<extension>-<pid>.jsonl (`receipts` in {POLICY_FILE})",
+            crate::receipts::DIR_TEXT
+        )
+    } else {
+        format!("off (the user turns them on with `receipts = true` in {POLICY_FILE})")
+    }
 }
 
 /// The same as JSON, for `inspect --json`.
@@ -144,6 +157,7 @@ pub fn json(policy: &Policy, outcome: &Outcome) -> Value {
                 "network": c.capabilities.network,
                 "environment": c.capabilities.environment,
             },
+            "receipts": c.receipts,
         },
         "in_force": {
             "memory_mib_per_instance": outcome.limits.memory_bytes >> 20,
@@ -158,14 +172,13 @@ pub fn json(policy: &Policy, outcome: &Outcome) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
     #[test]
     fn arguments_win_over_metadata_and_both_are_clamped() {
-        let metadata = DefaultLimits {
+        let metadata = Requests {
             memory_mib: Some(64),
             fuel: None,
-            deadlines: BTreeMap::from([("render".to_owned(), 60_000)]),
+            deadlines: vec!["render=60000".into()],
         };
         let arguments = Requests {
             memory_mib: Some(100_000),
@@ -204,5 +217,12 @@ mod tests {
         assert_eq!(json["ceilings"]["memory_mib"], 256);
         assert_eq!(json["in_force"]["deadlines_ms"]["render"], 400);
         assert_eq!(json["clamps"].as_array().unwrap().len(), 3);
+        assert_eq!(json["ceilings"]["receipts"], false);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("receipts   off") && l.contains("receipts = true")),
+            "{lines:?}"
+        );
     }
 }
