@@ -262,6 +262,21 @@ void octet_tool(octet_ext *ext, const char *name, const char *description,
 /* The JSON Schema of a registered tool's structured content (API 0.2); for
  * initial and dynamic tools alike. */
 void octet_tool_output_schema(octet_ext *ext, const char *tool, const char *schema_json);
+/* Tool prompt metadata (API 0.4, tool_prompt_metadata_v1), for initial and
+ * dynamic tools alike: a line the host may show in the system prompt's
+ * list of tools (NULL removes it), and usage guidelines for the model
+ * (each call adds one; at most OCTET_PROMPT_GUIDELINES_MAX). Each text is
+ * at most OCTET_PROMPT_TEXT_MAX bytes of UTF-8, with LF and TAB the only
+ * control characters. A tool with metadata declares the feature. Needs a
+ * build for an API 0.4 manifest (bindings of octet:extension@0.4.0); out of
+ * bounds, or in a 0.2.0 build, the SDK prints why on stderr and aborts at
+ * the first describe, as for a duplicate registration. On a wire that
+ * cannot carry the metadata (a 0.1 or 0.2 manifest, a host that does not
+ * offer the feature) the shim leaves it out, with a warning. */
+#define OCTET_PROMPT_TEXT_MAX 1024
+#define OCTET_PROMPT_GUIDELINES_MAX 16
+void octet_tool_prompt_snippet(octet_ext *ext, const char *tool, const char *snippet);
+void octet_tool_prompt_guideline(octet_ext *ext, const char *tool, const char *guideline);
 /* A tool that is not in the initial catalog: its handler serves calls once
  * octet_tools_catalog_register_dynamic() adds it at run time (API 0.2,
  * declare octet_uses_dynamic_tools()). */

@@ -13,6 +13,16 @@
 
 #include "extension.h"
 
+/* 1 when the bindings are octet:extension@0.4.0's (an API 0.4 manifest;
+ * scripts/build-guests-c generates them from wit/0.4.0), 0 for 0.2.0's.
+ * Told apart by a type only 0.4.0 has, so it always matches the bindings
+ * compiled in. */
+#ifdef OCTET_EXTENSION_TYPES_CACHE_WARMING_ACTION_WARM
+#define OCTET_WIT_0_4 1
+#else
+#define OCTET_WIT_0_4 0
+#endif
+
 #define xrealloc octet__xrealloc
 #define xstrdup octet__xstrdup
 #define xstrdup_opt octet__xstrdup_opt
@@ -109,6 +119,10 @@ int host_result(bool ok, werror *err);
 /* The registry (registry.c). */
 struct tool_reg {
     char *name, *description, *parameters, *output_schema;
+    /* API 0.4 prompt metadata (prompt.c): NULL / none when unset. */
+    char *prompt_snippet;
+    char **prompt_guidelines;
+    size_t n_prompt_guidelines;
     octet_tool_fn fn;
 };
 struct command_reg {
@@ -162,6 +176,11 @@ struct octet_ext {
 octet_ext *ext(void);
 /* A registered tool (initial or dynamic) by name, or NULL. */
 struct tool_reg *octet__find_tool(octet_ext *e, const char *name, bool dynamic);
+
+/* Prompt metadata (prompt.c): why text breaks the host's bounds (malloc'd),
+ * or NULL when it is within them; whether a tool carries any. */
+char *octet__prompt_text_problem(const char *text);
+bool octet__has_prompt_metadata(const struct tool_reg *t);
 
 /* Exports (exports.c). */
 octet_call call_of(const exports_octet_extension_guest_call_context_t *cx);

@@ -190,6 +190,15 @@ void octet_uses_agent_model_selection(octet_ext *e)
 /* describe                                                             */
 /* ------------------------------------------------------------------ */
 
+/* Adds `feature` to the described features unless the extension declared it. */
+static void add_feature(extension_list_string_t *features, const octet_ext *e, const char *feature)
+{
+    for (size_t i = 0; i < e->n_features; i++)
+        if (strcmp(e->features[i], feature) == 0)
+            return;
+    *PUSH(features->ptr, features->len) = wstr_of(feature);
+}
+
 void exports_octet_extension_guest_describe(exports_octet_extension_guest_description_t *ret)
 {
     octet_ext *e = ext();
@@ -204,6 +213,11 @@ void exports_octet_extension_guest_describe(exports_octet_extension_guest_descri
             t->output_schema.is_some = true;
             t->output_schema.val = wstr_of(e->tools[i].output_schema);
         }
+#if OCTET_WIT_0_4
+        t->prompt_snippet = wopt_of(e->tools[i].prompt_snippet);
+        t->prompt_guidelines =
+            wlist_of(e->tools[i].prompt_guidelines, e->tools[i].n_prompt_guidelines);
+#endif
     }
     for (size_t i = 0; i < e->n_commands; i++) {
         octet_extension_types_command_definition_t *c =
@@ -233,12 +247,15 @@ void exports_octet_extension_guest_describe(exports_octet_extension_guest_descri
     }
     ret->max_concurrency = e->max_concurrency;
     ret->features = wlist_of(e->features, e->n_features);
-    if (seen != 0) {
-        bool listed = false;
-        for (size_t i = 0; i < e->n_features; i++)
-            listed |= strcmp(e->features[i], "lifecycle_events") == 0;
-        if (!listed)
-            *PUSH(ret->features.ptr, ret->features.len) = wstr_of("lifecycle_events");
-    }
+    if (seen != 0)
+        add_feature(&ret->features, e, "lifecycle_events");
+    /* Tools registered at run time keep their metadata too. */
+    bool prompt = false;
+    for (size_t i = 0; i < e->n_tools; i++)
+        prompt |= octet__has_prompt_metadata(&e->tools[i]);
+    for (size_t i = 0; i < e->n_dynamic_tools; i++)
+        prompt |= octet__has_prompt_metadata(&e->dynamic_tools[i]);
+    if (prompt)
+        add_feature(&ret->features, e, "tool_prompt_metadata_v1");
 }
 

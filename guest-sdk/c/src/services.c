@@ -63,10 +63,22 @@ int octet_tools_catalog_register_dynamic(const char *const *names, size_t count,
             d->output_schema.is_some = true;
             d->output_schema.val = wstr_borrow(t->output_schema);
         }
+#if OCTET_WIT_0_4
+        if (t->prompt_snippet != NULL) {
+            d->prompt_snippet.is_some = true;
+            d->prompt_snippet.val = wstr_borrow(t->prompt_snippet);
+        }
+        d->prompt_guidelines =
+            owned_list((const char *const *)t->prompt_guidelines, t->n_prompt_guidelines);
+#endif
     }
     octet_extension_tools_catalog_catalog_update_t update;
     werror err;
     bool ok = octet_extension_tools_catalog_register(&defs, &update, &err);
+#if OCTET_WIT_0_4
+    for (size_t i = 0; i < defs.len; i++)
+        free(defs.ptr[i].prompt_guidelines.ptr);
+#endif
     free(defs.ptr);
     if (ok)
         take_update(&update, out);

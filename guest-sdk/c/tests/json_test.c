@@ -1,6 +1,7 @@
 /*
- * Native unit tests for the SDK's string, JSON and registry helpers (the
- * parts that need no host), built natively by guest-sdk/c/tests/run. The
+ * Native unit tests for the SDK's string, JSON, registry and prompt metadata
+ * helpers (the parts that need no host), built natively by
+ * guest-sdk/c/tests/run once against the bindings of each WIT version. The
  * WIT imports are stubs that abort: these tests never call them.
  */
 #include <stdio.h>
@@ -201,6 +202,63 @@ static void registry(void)
           strcmp(e->features[2], "approvals") == 0);
 }
 
+/* Prompt metadata (API 0.4): the host's bounds, and in a 0.4.0 build the
+ * registry and describe carry it and declare the feature. */
+static bool problem_is(const char *text, const char *expected)
+{
+    char *problem = octet__prompt_text_problem(text);
+    bool same = expected == NULL ? problem == NULL
+                                 : problem != NULL && strcmp(problem, expected) == 0;
+    if (!same)
+        fprintf(stderr, "prompt text problem: %s\n", problem ? problem : "(none)");
+    free(problem);
+    return same;
+}
+
+static void prompt_metadata(void)
+{
+    char at_limit[OCTET_PROMPT_TEXT_MAX + 2];
+    for (size_t i = 0; i < OCTET_PROMPT_TEXT_MAX; i += 2)
+        memcpy(at_limit + i, "\xc3\xa9", 2); /* é */
+    at_limit[OCTET_PROMPT_TEXT_MAX] = '\0';
+    CHECK(problem_is(at_limit, NULL));
+    at_limit[OCTET_PROMPT_TEXT_MAX] = 'x';
+    at_limit[OCTET_PROMPT_TEXT_MAX + 1] = '\0';
+    CHECK(problem_is(at_limit, "has 1025 bytes; the limit is 1024"));
+    CHECK(problem_is("a\tb\nc", NULL));
+    CHECK(problem_is("a\rb",
+                     "contains the control character U+000D (only LF and TAB are allowed)"));
+    CHECK(problem_is("\x7f", "contains the control character U+007F (only LF and TAB are allowed)"));
+    CHECK(problem_is("\xc2\x85", "contains the control character U+0085 (only LF and TAB are allowed)"));
+    CHECK(problem_is("\xc2\xa0 \xf0\x9f\x98\x80", NULL));
+    CHECK(problem_is("\xc0\xaf", "is not valid UTF-8"));       /* overlong */
+    CHECK(problem_is("\xed\xa0\x80", "is not valid UTF-8"));   /* surrogate */
+    CHECK(problem_is("\xe2\x82", "is not valid UTF-8"));        /* cut short */
+    CHECK(problem_is("\xf4\x90\x80\x80", "is not valid UTF-8")); /* past U+10FFFF */
+
+    octet_ext *e = ext();
+    exports_octet_extension_guest_description_t d;
+    exports_octet_extension_guest_describe(&d);
+    bool listed = false;
+    for (size_t i = 0; i < d.features.len; i++)
+        listed |= d.features.ptr[i].len == 23 &&
+                  memcmp(d.features.ptr[i].ptr, "tool_prompt_metadata_v1", 23) == 0;
+#if OCTET_WIT_0_4
+    struct tool_reg *chart = octet__find_tool(e, "chart", false);
+    CHECK(strcmp(chart->prompt_snippet, "chart: draw numbers") == 0);
+    CHECK(chart->n_prompt_guidelines == 2 &&
+          strcmp(chart->prompt_guidelines[1], "At most\tten series") == 0);
+    CHECK(octet__has_prompt_metadata(octet__find_tool(e, "stats", true)));
+    CHECK(d.tools.len == 1 && d.tools.ptr[0].prompt_snippet.is_some &&
+          d.tools.ptr[0].prompt_guidelines.len == 2);
+    CHECK(listed);
+#else
+    CHECK(!octet__has_prompt_metadata(octet__find_tool(e, "chart", false)));
+    CHECK(!listed);
+#endif
+    exports_octet_extension_guest_description_free(&d);
+}
+
 int main(void)
 {
     strings();
@@ -210,6 +268,7 @@ int main(void)
     args();
     writer();
     registry();
+    prompt_metadata();
     printf("%d passed, %d failed\n", checks - failures, failures);
     return failures != 0;
 }
@@ -222,4 +281,10 @@ void octet_setup(octet_ext *ext)
     octet_uses_artifacts(ext);
     octet_uses_approvals(ext);
     octet_uses_policy(ext); /* already declared: not repeated */
+#if OCTET_WIT_0_4
+    octet_tool_prompt_snippet(ext, "chart", "chart: draw numbers");
+    octet_tool_prompt_guideline(ext, "chart", "One chart per call");
+    octet_tool_prompt_guideline(ext, "chart", "At most\tten series");
+    octet_tool_prompt_guideline(ext, "stats", "After chart");
+#endif
 }

@@ -1,0 +1,192 @@
+//! API 0.4 in the JavaScript and C SDKs: `examples/hello-tools/{js,c}`,
+//! octet's hello-tools recipe with tool prompt metadata, each built by its
+//! SDK against `octet:extension@0.4.0` because its manifest says 0.4
+//! (`scripts/build-guests-js hello-tools`, `scripts/build-guests-c
+//! hello-tools`), through the real binary (docs/api-0.4.md#v04-prompt-metadata).
+//!
+//! Both answer like the Rust port (`api_04_examples.rs`), plus the metadata
+//! and its feature; where the wire cannot carry the metadata (a host that
+//! does not offer the feature, a 0.2 manifest) the shim leaves it out with
+//! one warning and the tool works as before.
+
+use crate::support::{LOG_TIMEOUT, Shim, expect_result, repo_root, stderr_text, tool_text};
+use octet_wasm::hostsim::{ApiVersion, ManifestSpec};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::Command;
+
+const LANGS: [&str; 2] = ["js", "c"];
+
+/// `examples/hello-tools/<lang>`, with its manifest and component.
+fn example(lang: &str) -> PathBuf {
+    let dir = repo_root().join("examples/hello-tools").join(lang);
+    for file in ["extension.toml", "hello-tools.wasm"] {
+        assert!(
+            dir.join(file).is_file(),
+            "{} is missing: run scripts/build-guests-{lang} hello-tools first",
+            dir.join(file).display()
+        );
+    }
+    dir
+}
+
+fn start(lang: &str, api: ApiVersion) -> Shim {
+    let manifest = ManifestSpec::new("hello-tools", api)
+        .description("Return a local greeting (octet's hello-tools recipe, sandboxed)")
+        .tools(&["hello"]);
+    Shim::start(&example(lang), "hello-tools.wasm", manifest)
+}
+
+/// The tool as the example defines it; `metadata` adds its prompt metadata.
+fn hello_tool(metadata: bool) -> Value {
+    let mut tool = json!({"name": "hello", "description": "Return a local greeting", "parameters": {"type": "object"}});
+    if metadata {
+        tool["prompt_snippet"] = json!("hello: return a local greeting");
+        tool["prompt_guidelines"] = json!([
+            "Call hello when the user asks to be greeted",
+            "hello takes no arguments"
+        ]);
+    }
+    tool
+}
+
+fn assert_greets(shim: &mut Shim, lang: &str) {
+    let reply = shim.tool("hello", json!({}));
+    let id = reply.frame.response_id().unwrap_or_default();
+    assert_eq!(
+        reply.frame.raw,
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"Hello from octet."}}],"is_error":false,"metadata":{{}}}}}}"#
+        ),
+        "{lang}"
+    );
+}
+
+fn assert_warned(shim: &Shim, lang: &str, why: &str) {
+    let record = shim
+        .stderr()
+        .wait_for_message(
+            LOG_TIMEOUT,
+            "tool prompt metadata left out: this wire cannot carry it",
+        )
+        .unwrap_or_else(|| panic!("{lang}: no warning; stderr:\n{}", stderr_text(shim)));
+    let fields = record.record.expect("a JSON record");
+    assert_eq!(fields["tools"], json!(["hello"]), "{lang}");
+    assert_eq!(fields["why"], why, "{lang}");
+}
+
+#[test]
+fn hello_tools_answers_with_prompt_metadata_in_js_and_c() {
+    for lang in LANGS {
+        let mut shim = start(lang, ApiVersion::V0_4);
+        let result = shim.initialize();
+        assert_eq!(
+            result,
+            json!({
+                "api_version": "0.4",
+                "tools": [hello_tool(true)],
+                "commands": [],
+                "protocol": {
+                    "version": "0.4",
+                    "features": ["request_cancellation", "content_parts", "tool_prompt_metadata_v1"],
+                    "limits": {"max_concurrent_requests": 1},
+                },
+            }),
+            "{lang}"
+        );
+        assert_greets(&mut shim, lang);
+        assert_greets(&mut shim, lang);
+        shim.shutdown();
+    }
+}
+
+#[test]
+fn hello_tools_without_the_feature_offered_leaves_the_metadata_out() {
+    for lang in LANGS {
+        let mut shim = start(lang, ApiVersion::V0_4);
+        let mut params = shim.init_params();
+        let offered: Vec<Value> = params["protocol"]["optional_features"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|f| f != "tool_prompt_metadata_v1")
+            .collect();
+        params["protocol"]["optional_features"] = Value::Array(offered);
+        let result = expect_result(&shim.initialize_with(params)).clone();
+        assert_eq!(result["tools"], json!([hello_tool(false)]), "{lang}");
+        assert_eq!(
+            result["protocol"]["features"],
+            json!(["request_cancellation", "content_parts"]),
+            "{lang}"
+        );
+        assert_warned(
+            &shim,
+            lang,
+            "the host did not offer tool_prompt_metadata_v1",
+        );
+        assert_greets(&mut shim, lang);
+        shim.shutdown();
+    }
+}
+
+#[test]
+fn hello_tools_under_a_0_2_manifest_serves_the_tool_without_metadata() {
+    for lang in LANGS {
+        let mut shim = start(lang, ApiVersion::V0_2);
+        let result = shim.initialize();
+        assert_eq!(result["api_version"], "0.2", "{lang}");
+        assert_eq!(result["tools"], json!([hello_tool(false)]), "{lang}");
+        assert_eq!(
+            result["protocol"],
+            json!({
+                "version": "0.2",
+                "features": ["request_cancellation", "content_parts"],
+                "limits": {"max_concurrent_requests": 1},
+            }),
+            "{lang}"
+        );
+        assert_warned(&shim, lang, "prompt metadata needs an API 0.4 manifest");
+        assert_greets(&mut shim, lang);
+        shim.shutdown();
+    }
+}
+
+/// Each SDK built the example against the package its 0.4 manifest asks
+/// for, and the metadata is in the component (`inspect`, offline).
+#[test]
+fn hello_tools_components_are_octet_extension_0_4_0() {
+    for lang in LANGS {
+        let wasm = example(lang).join("hello-tools.wasm");
+        let output = Command::new(crate::support::shim_binary())
+            .arg("inspect")
+            .arg(&wasm)
+            .output()
+            .expect("inspect runs");
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{lang}: {text}");
+        assert!(
+            text.lines()
+                .any(|line| line.split_whitespace().eq(["wit", "octet:extension@0.4.0"])),
+            "{lang}: {text}"
+        );
+        assert!(
+            text.contains(r#"prompt_snippet "hello: return a local greeting""#),
+            "{lang}: {text}"
+        );
+        assert!(
+            text.contains("features     tool_prompt_metadata_v1"),
+            "{lang}: {text}"
+        );
+    }
+    // The recipe's text is the same in both languages.
+    assert_eq!(tool_text_of("js"), tool_text_of("c"));
+}
+
+fn tool_text_of(lang: &str) -> String {
+    let mut shim = start(lang, ApiVersion::V0_4);
+    shim.initialize();
+    let text = tool_text(&shim.tool("hello", json!({"name": "ignored"})));
+    shim.shutdown();
+    text
+}
