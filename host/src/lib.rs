@@ -18,6 +18,7 @@ pub mod log;
 pub mod policy;
 pub mod process_env;
 pub mod protocol;
+pub mod receipts;
 pub mod runtime;
 pub mod user_dirs;
 pub mod wire;

@@ -67,6 +67,18 @@ enum Command {
     /// in the component's `octet-wasm-metadata` section, read by `manifest`
     /// and (limits) by `run` and `compile`.
     EmbedMetadata(author::metadata::EmbedArgs),
+    /// Summarise usage receipts (written by `run` when the user's policy
+    /// says `receipts = true`): a table per method with count, p50 and p99
+    /// wall time, total CPU, the largest memory and how many requests ended
+    /// in an error, a cancellation, a deadline or a trap.
+    Receipts(ReceiptsArgs),
+}
+
+#[derive(Args)]
+struct ReceiptsArgs {
+    /// A receipts file, or an extension name (its newest file in
+    /// ~/.local/state/octet-wasm/receipts) [default: every file there].
+    target: Option<String>,
 }
 
 #[derive(Args)]
@@ -132,6 +144,7 @@ impl Command {
             Command::Manifest(_) => "manifest",
             Command::Check(_) => "check",
             Command::EmbedMetadata(_) => "embed-metadata",
+            Command::Receipts(_) => "receipts",
         }
     }
 }
@@ -186,6 +199,7 @@ fn main() -> ExitCode {
         Command::EmbedMetadata(args) => {
             author_tool("embed-metadata", author::metadata::embed_command(args))
         }
+        Command::Receipts(args) => author_tool("receipts", receipts(&args)),
         Command::Check(args) => match author::check::run(args) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(1),
@@ -203,6 +217,19 @@ fn author_tool(name: &str, outcome: Result<(), String>) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `receipts`: the table on stdout, lines that are not records on stderr.
+fn receipts(args: &ReceiptsArgs) -> Result<(), String> {
+    let files = octet_wasm::receipts::report::files(args.target.as_deref())?;
+    let report = octet_wasm::receipts::report::report(&files);
+    for problem in &report.problems {
+        eprintln!("octet-wasm receipts: warning: {problem}");
+    }
+    for line in report.table.lines() {
+        author::say(line);
+    }
+    Ok(())
 }
 
 /// Polls between timer/I/O checks on the shim's runtimes (see `run`).
@@ -336,6 +363,10 @@ fn run(args: RunArgs) -> ExitCode {
     {
         return fail("--sha256 expects 64 hexadecimal digits");
     }
+    if user_policy().ceilings.receipts {
+        let name = std::env::var("OCTET_EXTENSION_NAME").ok();
+        octet_wasm::receipts::want(name.as_deref());
+    }
     let options = Options {
         component,
         limits,
@@ -357,6 +388,7 @@ fn run(args: RunArgs) -> ExitCode {
         Err(err) => return fail(&format!("cannot start the async runtime: {err}")),
     };
     let code = runtime.block_on(server::serve(options));
+    octet_wasm::receipts::finish();
     // A guest can leave threads blocked in the host (a FIFO it opened, a
     // read that never ends); dropping the runtime would wait for them.
     runtime.shutdown_background();

@@ -60,10 +60,24 @@ pub fn cache_dir() -> Option<PathBuf> {
     home_dir().map(|home| home.join(".cache").join("octet-wasm"))
 }
 
+/// The policy file as people write its path, in messages. It lives here,
+/// beside the directory it names, so the runtime's messages can name it
+/// without importing the policy layer above it.
+pub const POLICY_FILE: &str = "~/.config/octet-wasm/policy.toml";
+
 /// `<home>/.config/octet-wasm`: the user's policy (ceilings).
 pub fn config_dir() -> Option<PathBuf> {
     home_dir().map(|home| home.join(".config").join("octet-wasm"))
 }
+
+/// `<home>/.local/state/octet-wasm`: what the shim records for the user
+/// (usage receipts), never read back by `run`.
+pub fn state_dir() -> Option<PathBuf> {
+    home_dir().map(|home| home.join(STATE_BELOW_HOME))
+}
+
+/// [`state_dir`] below the home directory.
+pub const STATE_BELOW_HOME: &str = ".local/state/octet-wasm";
 
 /// Whether `path` lies inside (or is) `root`, comparing the two as the
 /// kernel resolves them: both are canonicalised when they exist (so a
@@ -135,6 +149,8 @@ mod tests {
         assert!(home.is_absolute());
         assert!(cache_dir().unwrap().starts_with(&home));
         assert!(config_dir().unwrap().ends_with(".config/octet-wasm"));
+        assert!(state_dir().unwrap().starts_with(&home));
+        assert!(state_dir().unwrap().ends_with(".local/state/octet-wasm"));
     }
 
     #[test]

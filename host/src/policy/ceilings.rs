@@ -26,6 +26,9 @@ pub struct Ceilings {
     pub deadline_defaults: Deadlines,
     /// The most of each capability a sandbox may be given.
     pub capabilities: CapabilityLimit,
+    /// Whether `run` writes usage receipts (`crate::receipts`); off unless
+    /// the user's policy says `receipts = true`.
+    pub receipts: bool,
 }
 
 impl Ceilings {
@@ -37,6 +40,7 @@ impl Ceilings {
             deadlines: Deadlines::built_in_ceilings(),
             deadline_defaults: Deadlines::default(),
             capabilities: CapabilityLimit::default(),
+            receipts: false,
         }
     }
 
@@ -51,6 +55,7 @@ impl Ceilings {
                 .min(usize::MAX >> 20);
         }
         ceilings.fuel = settings.fuel;
+        ceilings.receipts = settings.receipts.unwrap_or(false);
         for name in deadlines::NAMES {
             let (Some(bound), Some(ms)) = (deadlines::bound(name), settings.deadlines.get(name))
             else {
@@ -106,6 +111,7 @@ mod tests {
         );
         assert_eq!(built_in.deadline_defaults, Deadlines::default());
         assert_eq!(built_in.capabilities, CapabilityLimit::default());
+        assert!(!built_in.receipts);
         assert_eq!(ceilings(""), (built_in, Vec::new()));
     }
 
@@ -126,6 +132,8 @@ environment = ["A", "B"]
         );
         assert!(notes.is_empty(), "{notes:?}");
         assert_eq!((c.memory_mib, c.fuel), (1024, Some(5)));
+        assert!(!c.receipts);
+        assert!(ceilings("receipts = true").0.receipts);
         assert_eq!(c.deadlines.command, Duration::from_millis(600_000));
         assert_eq!(c.deadline_defaults.command, Duration::from_millis(600_000));
         assert_eq!(c.deadlines.render, Duration::from_millis(100));

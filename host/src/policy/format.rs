@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 struct File {
     memory_mib: Option<u64>,
     fuel: Option<u64>,
+    receipts: Option<bool>,
     #[serde(default)]
     deadlines: DeadlineTable,
     #[serde(default)]
@@ -29,6 +30,8 @@ pub struct Settings {
     pub memory_mib: Option<u64>,
     /// Fuel per call.
     pub fuel: Option<u64>,
+    /// Usage receipts (`crate::receipts`): only the user switches them on.
+    pub receipts: Option<bool>,
     #[serde(default)]
     pub deadlines: DeadlineTable,
     #[serde(default)]
@@ -129,6 +132,7 @@ impl Settings {
         Settings {
             memory_mib: over.memory_mib.or(self.memory_mib),
             fuel: over.fuel.or(self.fuel),
+            receipts: over.receipts.or(self.receipts),
             deadlines: self.deadlines.overridden(&over.deadlines),
             capabilities: CapabilityTable {
                 filesystem: over
@@ -180,6 +184,7 @@ pub fn parse(text: &str, extension: Option<&str>) -> Result<(Settings, bool), St
     let top = Settings {
         memory_mib: file.memory_mib,
         fuel: file.fuel,
+        receipts: file.receipts,
         deadlines: file.deadlines,
         capabilities: file.capabilities,
     };
@@ -253,6 +258,19 @@ network = true
             settings.capabilities.filesystem,
             Some(Filesystem::Workspace)
         );
+    }
+
+    #[test]
+    fn receipts_are_set_globally_and_per_extension() {
+        let text = "receipts = true\n[extension.quiet]\nreceipts = false\n[extension.loud]\nmemory_mib = 64\n";
+        assert_eq!(parse(text, Some("other")).unwrap().0.receipts, Some(true));
+        assert_eq!(parse(text, Some("loud")).unwrap().0.receipts, Some(true));
+        assert_eq!(parse(text, Some("quiet")).unwrap().0.receipts, Some(false));
+        let only_one = "[extension.one]\nreceipts = true\n";
+        assert_eq!(parse(only_one, Some("one")).unwrap().0.receipts, Some(true));
+        assert_eq!(parse(only_one, Some("two")).unwrap().0.receipts, None);
+        let err = parse("receipts = \"yes\"", None).unwrap_err();
+        assert!(err.contains("receipts"), "{err}");
     }
 
     #[test]

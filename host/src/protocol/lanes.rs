@@ -231,9 +231,13 @@ async fn run_lane(
                 };
                 match outcome {
                     Served::Answered(answer) => {
+                        let fuel = || instance.as_ref().and_then(Instance::fuel_used);
+                        crate::receipts::called(&request, fuel, None);
                         context.session.settle(&request, answer).await;
                     }
                     Served::Faulted(answer, fault) => {
+                        let fuel = || instance.as_ref().and_then(Instance::fuel_used);
+                        crate::receipts::called(&request, fuel, Some(&fault));
                         replace(&mut instance, lane, &fault.to_string());
                         context.session.settle(&request, answer).await;
                     }
@@ -339,7 +343,8 @@ async fn serve(
 ) -> Served {
     let grace = context.deadlines.cancel_grace;
     let cancel = request.cancel.clone();
-    let call = execute(context, guest, request, work);
+    crate::receipts::watch(request, || guest.memory_gauge());
+    let call = crate::receipts::metered(request, execute(context, guest, request, work));
     tokio::select! {
         biased;
         served = call => served,

@@ -52,12 +52,14 @@ pub struct RequestState {
     /// overrun already, so it is stopped without the cancel grace.
     pub expired: AtomicBool,
     progress_sequence: AtomicU64,
+    /// Its usage receipt while it runs; set only when receipts are on.
+    pub receipt: OnceLock<Box<crate::receipts::Pending>>,
 }
 
 impl RequestState {
     /// A never-cancelled stand-in for reverse requests made outside any
     /// request (API 0.1 guests may confirm from anywhere).
-    pub(super) fn detached() -> RequestState {
+    pub(crate) fn detached() -> RequestState {
         RequestState {
             id: 0,
             kind: Kind::Command,
@@ -68,6 +70,7 @@ impl RequestState {
             finished: CancelToken::new(),
             expired: AtomicBool::new(false),
             progress_sequence: AtomicU64::new(0),
+            receipt: OnceLock::new(),
         }
     }
 
@@ -174,6 +177,7 @@ impl Session {
             finished: CancelToken::new(),
             expired: AtomicBool::new(false),
             progress_sequence: AtomicU64::new(0),
+            receipt: OnceLock::new(),
         });
         requests.insert(id, state.clone());
         Ok(state)
@@ -240,7 +244,11 @@ impl Session {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&request.id);
-        self.answer(request.id, outcome).await;
+        let ending = crate::receipts::ending(request, &outcome);
+        let bytes = self.answer(request.id, outcome).await;
+        if let Some(ending) = ending {
+            crate::receipts::settled(request, ending, bytes);
+        }
         drop(settled);
         request.finished.cancel("settled");
         self.changes.send_modify(|n| *n += 1);
@@ -248,20 +256,25 @@ impl Session {
     }
 
     /// Answers an id that was never admitted (refusals, bad params).
-    pub async fn answer(&self, id: u64, outcome: Result<Value, RpcError>) {
+    /// Returns the bytes of the frame written (0 when none was).
+    pub async fn answer(&self, id: u64, outcome: Result<Value, RpcError>) -> usize {
         let line = encode_response(id, &outcome);
+        let bytes = line.len();
         match self.writer.send(line).await {
-            Ok(()) => {}
+            Ok(()) => bytes,
             Err(SendError::Refused(why)) => {
                 crate::log!(Level::Warning, "response refused by the frame guard; answering with an error instead",
                     "request_id" => id, "error" => why.to_string());
-                let _ = self
-                    .writer
-                    .send(encode_response(id, &Err(why.rpc_error())))
-                    .await;
+                let line = encode_response(id, &Err(why.rpc_error()));
+                let bytes = line.len();
+                match self.writer.send(line).await {
+                    Ok(()) => bytes,
+                    Err(_) => 0,
+                }
             }
             Err(SendError::Closed) => {
                 crate::log!(Level::Debug, "stdout is closed; answer not written", "request_id" => id);
+                0
             }
         }
     }

@@ -128,6 +128,19 @@ impl<B: Bridge> Instance<B> {
         })
     }
 
+    /// The instance's linear memory in bytes, kept current by its limiter
+    /// (usage receipts read it even while a call runs).
+    pub fn memory_gauge(&self) -> Arc<std::sync::atomic::AtomicUsize> {
+        self.store.data().limiter.gauge()
+    }
+
+    /// Fuel the last call used, when calls are metered.
+    pub fn fuel_used(&self) -> Option<u64> {
+        let budget = self.fuel?;
+        let left = self.store.get_fuel().ok()?;
+        Some(budget.saturating_sub(left))
+    }
+
     fn enter(&mut self, scope: Option<B::Scope>, cancel: CancelToken) -> Result<(), Fault> {
         let state = self.store.data_mut();
         state.scope = scope;

@@ -212,6 +212,8 @@ pub struct Limiter {
     origin: SetBy,
     /// Linear memory of this store, all memories together.
     store_memory: usize,
+    /// `store_memory`, shared with whoever watches it (usage receipts).
+    gauge: Arc<AtomicUsize>,
     /// Bytes this store holds in the process budget.
     charged: usize,
     /// The growth the current call was refused first, if any.
@@ -230,6 +232,7 @@ impl Limiter {
             budget: limits.process_memory.clone(),
             origin: limits.origins.memory,
             store_memory: 0,
+            gauge: Arc::new(AtomicUsize::new(0)),
             charged: 0,
             memory_refused: None,
             table_refused: None,
@@ -245,6 +248,12 @@ impl Limiter {
     /// Bytes this store holds in the process budget.
     pub fn charged(&self) -> usize {
         self.charged
+    }
+
+    /// The store's linear memory in bytes, kept current as it grows (a
+    /// wasm memory never shrinks, so this is also its peak).
+    pub fn gauge(&self) -> Arc<AtomicUsize> {
+        self.gauge.clone()
     }
 
     fn charge(&mut self, bytes: usize) -> bool {
@@ -307,6 +316,7 @@ impl wasmtime::ResourceLimiter for Limiter {
             return Ok(false);
         }
         self.store_memory = total;
+        self.gauge.store(total, Ordering::Relaxed);
         Ok(true)
     }
 
@@ -362,7 +372,7 @@ pub fn memory_limit_text(refusal: &MemoryRefusal, origin: SetBy) -> String {
 
 /// Who raises a memory limit, and how.
 pub fn raise_memory_text(scope: MemoryScope, origin: SetBy) -> String {
-    let policy = format!("`memory_mib` in {}", crate::policy::POLICY_FILE);
+    let policy = format!("`memory_mib` in {}", crate::user_dirs::POLICY_FILE);
     match (scope, origin) {
         (MemoryScope::Instance, SetBy::Extension) => format!(
             "the extension raises it with `--memory-mib` or its metadata section, up to the user's ceiling ({policy})"
@@ -373,7 +383,7 @@ pub fn raise_memory_text(scope: MemoryScope, origin: SetBy) -> String {
 
 /// Who raises the fuel budget, and how.
 pub fn raise_fuel_text(origin: SetBy) -> String {
-    let policy = format!("`fuel` in {}", crate::policy::POLICY_FILE);
+    let policy = format!("`fuel` in {}", crate::user_dirs::POLICY_FILE);
     match origin {
         SetBy::User => format!("the user raises it with {policy}"),
         SetBy::Extension => format!(
@@ -422,6 +432,7 @@ mod tests {
         assert!(!limiter.memory_growing(0, 2 * MIB, None).unwrap());
         assert!(limiter.memory_growing(0, MIB, None).unwrap());
         assert_eq!(limiter.charged(), 3 * MIB);
+        assert_eq!(limiter.gauge().load(Ordering::Relaxed), 3 * MIB);
     }
 
     #[test]

@@ -26,7 +26,7 @@
 mod entry;
 mod exposure;
 mod key;
-mod private;
+pub(crate) mod private;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -106,6 +106,29 @@ impl Reach {
         }
         Reach(roots)
     }
+
+    /// The first of these directories that contains one of `paths` (as the
+    /// kernel resolves them), named for a message: what the extension's
+    /// author could have planted there is not the user's.
+    pub fn containing(&self, paths: &[&Path]) -> Option<(&'static str, &Path)> {
+        self.0
+            .iter()
+            .find(|(_, root)| paths.iter().any(|path| user_dirs::is_within(path, root)))
+            .map(|(what, root)| (*what, root.as_path()))
+    }
+}
+
+/// The directory granted to a guest in `sandbox` that contains one of
+/// `paths`, if any: the guest could read and write there. A sandbox that
+/// cannot name its directories counts as granting everything.
+pub fn granted_root(sandbox: &Sandbox, paths: &[&Path]) -> Option<PathBuf> {
+    let roots = sandbox.preopens().map_or_else(
+        |_| vec![PathBuf::from("/")],
+        |dirs| dirs.into_iter().map(|(host, _)| host).collect(),
+    );
+    roots
+        .into_iter()
+        .find(|root| paths.iter().any(|path| user_dirs::is_within(path, root)))
 }
 
 impl Cache {
@@ -143,14 +166,12 @@ impl Cache {
     fn open_below(home_path: &Path, below: &Path, reach: &Reach) -> Result<Cache, String> {
         let path = home_path.join(below);
         let key_path = path.join(KEY_FILE);
-        for (what, root) in &reach.0 {
-            if user_dirs::is_within(&path, root) || user_dirs::is_within(&key_path, root) {
-                return Err(format!(
-                    "the compiled cache {} lies inside the {what} {}, whose files the extension controls",
-                    path.display(),
-                    root.display()
-                ));
-            }
+        if let Some((what, root)) = reach.containing(&[&path, &key_path]) {
+            return Err(format!(
+                "the compiled cache {} lies inside the {what} {}, whose files the extension controls",
+                path.display(),
+                root.display()
+            ));
         }
         let (home, dir) = private::open_chain(home_path, below)?;
         let exposed = || match exposure::announced(home.fd()) {
@@ -323,20 +344,13 @@ pub fn load_or_compile(
 /// lives, and this process stops using the cache. Components already
 /// loaded were verified before any guest code ran, so they stay.
 pub fn guard(sandbox: &Sandbox, cache: Option<&Cache>) {
-    // A sandbox that cannot name its directories cannot be built either;
-    // assume the worst anyway.
-    let roots = sandbox.preopens().map_or_else(
-        |_| vec![PathBuf::from("/")],
-        |dirs| dirs.into_iter().map(|(host, _)| host).collect(),
-    );
     let (Some(home), Some(dir)) = (user_dirs::home_dir(), user_dirs::cache_dir()) else {
         return;
     };
     let key_path = dir.join(KEY_FILE);
-    let Some(root) = roots
-        .iter()
-        .find(|root| user_dirs::is_within(&dir, root) || user_dirs::is_within(&key_path, root))
-    else {
+    // A sandbox that cannot name its directories cannot be built either;
+    // `granted_root` assumes the worst anyway.
+    let Some(root) = granted_root(sandbox, &[&dir, &key_path]) else {
         return;
     };
     if let Some(cache) = cache {

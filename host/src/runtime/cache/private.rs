@@ -92,7 +92,7 @@ fn describe_open_error(path: &Path, err: io::Error) -> String {
     let symlink = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_symlink());
     match err.raw_os_error() {
         Some(libc::ELOOP | libc::ENOTDIR) if symlink => format!(
-            "{} is a symbolic link; the compiled cache must be a real directory",
+            "{} is a symbolic link; octet-wasm's private directories must be real directories",
             path.display()
         ),
         Some(libc::ENOTDIR) => format!("{} is not a directory", path.display()),
@@ -281,6 +281,19 @@ pub fn write(dir: &Dir, name: &str, bytes: &[u8], replace: bool) -> io::Result<b
     moved
 }
 
+/// Creates `name` in `dir` for writing: always a new regular file, mode
+/// 0600, never an existing file and never through a symbolic link planted
+/// under that name (`O_CREAT | O_EXCL | O_NOFOLLOW`).
+pub fn create_new(dir: &Dir, name: &str) -> io::Result<File> {
+    let fd = openat(
+        dir.fd.as_raw_fd(),
+        Path::new(name),
+        libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        0o600,
+    )?;
+    Ok(File::from(fd))
+}
+
 /// Removes `name` (a missing file is not an error).
 pub fn remove(dir: &Dir, name: &str) -> io::Result<()> {
     let name = c_name(Path::new(name))?;
@@ -355,6 +368,22 @@ mod tests {
         .unwrap();
         let err = open_chain(home.path(), Path::new(".cache/octet-wasm")).unwrap_err();
         assert!(err.contains("writable by group or others"), "{err}");
+    }
+
+    #[test]
+    fn create_new_makes_a_private_file_and_never_follows_or_reuses_a_name() {
+        let home = home();
+        let (_, dir) = open_chain(home.path(), Path::new("c")).unwrap();
+        let mut file = create_new(&dir, "fresh").unwrap();
+        file.write_all(b"line\n").unwrap();
+        let meta = std::fs::metadata(home.path().join("c/fresh")).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+        let err = create_new(&dir, "fresh").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        let target = home.path().join("target");
+        std::os::unix::fs::symlink(&target, home.path().join("c/link")).unwrap();
+        assert!(create_new(&dir, "link").is_err());
+        assert!(!target.exists(), "the link's target was created");
     }
 
     #[test]
