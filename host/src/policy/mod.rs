@@ -57,8 +57,7 @@ use crate::log::Level;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// The policy file as people write its path, in messages.
-pub const POLICY_FILE: &str = "~/.config/octet-wasm/policy.toml";
+pub use crate::user_dirs::POLICY_FILE;
 
 /// The policy file of the effective user (from the user database), if the
 /// user has a home directory.
