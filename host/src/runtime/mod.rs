@@ -14,6 +14,7 @@ pub mod limits;
 pub mod links;
 pub mod offline;
 pub mod output;
+pub mod pending;
 pub mod sandbox;
 pub mod store;
 pub mod v0_2;
@@ -229,6 +230,19 @@ pub trait Bridge: Send + Sync + 'static {
         arguments: String,
         full_outcome: bool,
     ) -> impl Future<Output = Result<String, types::GuestError>> + Send {
+        let _ = (scope, name, arguments, full_outcome);
+        async { Err(no_service("composition")) }
+    }
+
+    /// `composition.start-call` (API 0.4): the call with octet's partial
+    /// results (`updates`), in flight when this returns.
+    fn composition_start(
+        self: Arc<Self>,
+        scope: Option<Self::Scope>,
+        name: String,
+        arguments: String,
+        full_outcome: bool,
+    ) -> impl Future<Output = Result<pending::PendingCall, types::GuestError>> + Send {
         let _ = (scope, name, arguments, full_outcome);
         async { Err(no_service("composition")) }
     }

@@ -9,13 +9,16 @@ use super::Bridge;
 use super::store::StoreState;
 use crate::cancel::CancelToken;
 use wasmtime::Store;
-use wasmtime::component::{HasSelf, Linker};
+use wasmtime::component::{HasSelf, Linker, Resource};
 
 wasmtime::component::bindgen!({
     path: "../wit/0.4.0",
     world: "extension",
     imports: { default: async },
     exports: { default: async },
+    with: {
+        "octet:extension/composition.pending-call": super::pending::PendingCall,
+    },
 });
 
 /// The WIT types under short names.
@@ -27,7 +30,9 @@ pub mod types {
         Steered, SteeringDelivery, Waited,
     };
     pub use super::octet::extension::cancellation;
-    pub use super::octet::extension::composition::{CompositionContext, CompositionLimits};
+    pub use super::octet::extension::composition::{
+        CompositionContext, CompositionLimits, CompositionUpdate,
+    };
     pub use super::octet::extension::host::LogLevel;
     pub use super::octet::extension::policy::{Decision, Intent, Verdict};
     pub use super::octet::extension::tools_catalog::CatalogUpdate;
@@ -42,6 +47,7 @@ pub mod types {
     };
 }
 
+use super::pending::PendingCall;
 use types::*;
 
 /// Adds the 0.4.0 imports to `linker`.
@@ -327,6 +333,46 @@ impl<B: Bridge> octet::extension::composition::Host for StoreState<B> {
     ) -> Result<(), GuestError> {
         let bridge = self.bridge.clone();
         bridge.composition_store(self.scope(), set, delete).await
+    }
+
+    async fn start_call(
+        &mut self,
+        name: String,
+        arguments: String,
+        full_outcome: bool,
+    ) -> Result<Resource<PendingCall>, GuestError> {
+        let bridge = self.bridge.clone();
+        let call = bridge
+            .composition_start(self.scope(), name, arguments, full_outcome)
+            .await?;
+        // The call is abandoned (dropped) if the table refuses it.
+        self.table
+            .push(call)
+            .map_err(|err| GuestError::Failed(format!("cannot keep the composition call: {err}")))
+    }
+}
+
+/// `composition.pending-call`. wasmtime checks the guest's handles before
+/// these run; every wait ends when the call's queue closes (its reply, the
+/// end of its tool call, or the handle dropped).
+impl<B: Bridge> octet::extension::composition::HostPendingCall for StoreState<B> {
+    async fn next_update(&mut self, call: Resource<PendingCall>) -> Option<CompositionUpdate> {
+        let updates = self.table.get(&call).ok()?.updates();
+        updates.next().await
+    }
+
+    async fn finish(&mut self, call: Resource<PendingCall>) -> Result<String, GuestError> {
+        let call = self
+            .table
+            .get_mut(&call)
+            .map_err(|err| GuestError::Failed(format!("unknown composition call: {err}")))?;
+        let (outcome, updates) = (call.take_outcome(), call.updates());
+        super::pending::finish(outcome, &updates).await
+    }
+
+    async fn drop(&mut self, call: Resource<PendingCall>) -> wasmtime::Result<()> {
+        self.table.delete(call)?;
+        Ok(())
     }
 }
 
