@@ -622,7 +622,8 @@ fn sdk_for_moved_project(lang: &str, work: &Path) -> PathBuf {
 /// project's own `./build`, plain `check` passing with notes for the
 /// runtime's unused WASI imports; then the project moved out of the
 /// checkout builds again against an SDK copy, and its `hello` tool answers
-/// through hostsim.
+/// through hostsim under the API 0.4 manifest `new` writes (the Rust, JS
+/// and C builds against octet:extension@0.4.0).
 fn new_project_builds_moves_and_runs(lang: &str, noted: &[&str]) {
     use crate::support::{Shim, expect_error, tool_text};
     use octet_wasm::hostsim::{ApiVersion, ManifestSpec};
@@ -681,6 +682,8 @@ fn new_project_builds_moves_and_runs(lang: &str, noted: &[&str]) {
         );
     }
     let written = toml_file(&manifest);
+    // API 0.4 by default: octet's current authoring API.
+    assert_eq!(written["api_version"].as_str(), Some("0.4"), "{lang}");
     assert_eq!(written["capabilities"]["filesystem"].as_str(), Some("none"));
     assert_eq!(written["capabilities"]["network"].as_bool(), Some(false));
     assert_eq!(written["capabilities"]["process"].as_bool(), Some(false));
@@ -704,14 +707,24 @@ fn new_project_builds_moves_and_runs(lang: &str, noted: &[&str]) {
         wasm.display()
     );
 
+    if lang != "python" {
+        let report = ok(&["inspect", text(&wasm)]);
+        assert!(
+            report
+                .lines()
+                .any(|line| line.split_whitespace().eq(["wit", "octet:extension@0.4.0"])),
+            "{lang}: {report}"
+        );
+    }
     // Compiled ahead, as an installer would: the interpreters take seconds.
     ok(&["compile", text(&wasm)]);
-    let spec = ManifestSpec::new(name, ApiVersion::V0_2)
+    let spec = ManifestSpec::new(name, ApiVersion::V0_4)
         .description(written["description"].as_str().unwrap())
         .tools(&["hello"]);
     let mut shim = Shim::start(&moved, &format!("{name}.wasm"), spec);
     let result = shim.initialize();
-    assert_eq!(result["api_version"], "0.2", "{result}");
+    assert_eq!(result["api_version"], "0.4", "{lang}: {result}");
+    assert_eq!(result["protocol"]["version"], "0.4", "{lang}: {result}");
     let reply = shim.tool("hello", json!({"name": "octet"}));
     assert_eq!(tool_text(&reply), "Hello, octet!", "{}", reply.frame.raw);
     let reply = shim.tool("hello", json!({"name": 7}));
