@@ -46,6 +46,7 @@ mod python_api_04;
 mod python_compat;
 mod python_seeds;
 mod python_services;
+mod receipts;
 mod sdk_api_04;
 mod sdk_services;
 mod services;

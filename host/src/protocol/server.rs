@@ -93,7 +93,12 @@ pub async fn serve(options: Options) -> i32 {
         };
         let Some(event) = event else { return 0 };
         match event {
-            Input::Message(Inbound::Request { id, method, params }) => match &phase {
+            Input::Message(Inbound::Request {
+                id,
+                method,
+                params,
+                bytes,
+            }) => match &phase {
                 Phase::Starting if method == "initialize" => {
                     if loaded.is_none()
                         && let Some(task) = loader.take()
@@ -154,7 +159,7 @@ pub async fn serve(options: Options) -> i32 {
                             params,
                         )));
                     } else {
-                        handle_request(&session, running, id, &method, &params).await;
+                        handle_request(&session, running, id, &method, &params, bytes).await;
                     }
                 }
                 Phase::Draining => {
@@ -325,6 +330,8 @@ async fn initialize(
     let start = |err: String| RpcError::internal(format!("cannot start the extension: {err}"));
     // The guest must never see a live cache key (runtime/cache).
     crate::runtime::cache::guard(&sandbox, options.cache.as_ref());
+    // Receipts, when the user's policy asks, unless the guest can reach them.
+    crate::receipts::start(&sandbox);
     let mut primary = within(deadline, "instantiation", async {
         runtime
             .instantiate(session.clone(), &sandbox)
@@ -406,6 +413,7 @@ async fn handle_request(
     id: u64,
     method: &str,
     params: &Value,
+    bytes: usize,
 ) {
     let Some(setup) = session.setup() else { return };
     if method == "initialize" {
@@ -459,6 +467,7 @@ async fn handle_request(
             return;
         }
     };
+    crate::receipts::admitted(&request, method, bytes, &work);
     arm_deadline(session.clone(), request.clone(), setup.api, limit);
     if let Err(job) = running.lanes.dispatch(Job::Request {
         request: request.clone(),

@@ -105,6 +105,9 @@ pub enum Inbound {
         id: u64,
         method: String,
         params: Value,
+        /// The frame's length without its line terminator (usage receipts);
+        /// set by [`parse_line`], 0 from [`classify`].
+        bytes: usize,
     },
     Notification {
         method: String,
@@ -135,7 +138,11 @@ pub fn parse_line(line: &[u8]) -> Result<Inbound, Rejection> {
     let value: Value = serde_json::from_str(text).map_err(|err| Rejection::Log {
         reason: format!("invalid protocol input: not JSON ({err})"),
     })?;
-    classify(value)
+    let mut message = classify(value)?;
+    if let Inbound::Request { bytes, .. } = &mut message {
+        *bytes = line.len();
+    }
+    Ok(message)
 }
 
 /// Sorts a parsed JSON value into a message (docs/protocol.md#bad-input).
@@ -174,6 +181,7 @@ pub fn classify(value: Value) -> Result<Inbound, Rejection> {
                     id: numeric_id.unwrap_or_default(),
                     method,
                     params,
+                    bytes: 0,
                 }),
                 Some(_) => Err(Rejection::Log {
                     reason: "invalid protocol input: request id is not an unsigned integer (the host only sends numeric ids; answering another id would be fatal to it)".into(),
@@ -323,7 +331,8 @@ mod tests {
             Ok(Inbound::Request {
                 id: 3,
                 method: "tool/call".into(),
-                params: json!({})
+                params: json!({}),
+                bytes: 57,
             })
         );
         assert!(matches!(
