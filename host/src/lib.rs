@@ -19,6 +19,7 @@ pub mod policy;
 pub mod process_env;
 pub mod protocol;
 pub mod receipts;
+pub mod run_args;
 pub mod runtime;
 pub mod user_dirs;
 pub mod wire;

@@ -4,9 +4,10 @@ use clap::{Args, Parser, Subcommand};
 use octet_wasm::author;
 use octet_wasm::author::metadata::DefaultLimits;
 use octet_wasm::log::{self, Level};
-use octet_wasm::policy::{self, Origin, Policy};
+use octet_wasm::policy::report::{Outcome, Requests};
+use octet_wasm::policy::{self, Policy};
 use octet_wasm::protocol::server::{self, Options};
-use octet_wasm::runtime::Limits;
+use octet_wasm::run_args::{CompileArgs, RunArgs, RuntimeArgs};
 use octet_wasm::runtime::cache::{Cache, Reach};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -79,55 +80,6 @@ struct ReceiptsArgs {
     /// A receipts file, or an extension name (its newest file in
     /// ~/.local/state/octet-wasm/receipts) [default: every file there].
     target: Option<String>,
-}
-
-#[derive(Args)]
-struct RuntimeArgs {
-    /// Linear memory per guest instance, in MiB, at most the user's ceiling
-    /// for the whole process (`memory_mib` in
-    /// ~/.config/octet-wasm/policy.toml, else 256) [default: the
-    /// component's metadata section, else the ceiling].
-    #[arg(long, value_name = "MIB")]
-    memory_mib: Option<usize>,
-    /// Fuel (about one unit per wasm instruction) per call, at most the
-    /// user's `fuel` ceiling; off by default (or the component's metadata
-    /// section, or the user's ceiling when there is one).
-    #[arg(long, value_name = "UNITS")]
-    fuel: Option<u64>,
-    /// Ignored, with a warning: the compiled-component cache is always
-    /// ~/.cache/octet-wasm of the user (the home from the user database,
-    /// not $HOME). Still accepted so that old manifests start.
-    #[arg(long, value_name = "DIR")]
-    cache_dir: Option<PathBuf>,
-    /// Do not read or write the compiled-component cache.
-    #[arg(long)]
-    no_cache: bool,
-}
-
-#[derive(Args)]
-struct RunArgs {
-    /// The extension component (.wasm).
-    component: PathBuf,
-    #[command(flatten)]
-    runtime: RuntimeArgs,
-    /// Override a deadline, e.g. `--deadline-ms render=300`, up to the
-    /// user's ceiling (`[deadlines]` in ~/.config/octet-wasm/policy.toml).
-    /// Names: request, command, before_prompt, after_response,
-    /// before_persistence, post_mutation, render, menu, lifecycle,
-    /// cancel_grace.
-    #[arg(long = "deadline-ms", value_name = "NAME=MS")]
-    deadlines: Vec<String>,
-    /// Refuse to run unless the component's SHA-256 is this (hex).
-    #[arg(long, value_name = "HEX")]
-    sha256: Option<String>,
-}
-
-#[derive(Args)]
-struct CompileArgs {
-    /// The extension component (.wasm).
-    component: PathBuf,
-    #[command(flatten)]
-    runtime: RuntimeArgs,
 }
 
 impl Command {
@@ -245,23 +197,16 @@ fn resolve(component: &Path) -> PathBuf {
     }
 }
 
-/// The limits: what the command line asks, else what the component's
-/// metadata section asks (`embed-metadata`), each held to the user's
-/// ceilings; the ceilings themselves where nothing is asked.
-fn limits(args: &RuntimeArgs, defaults: &DefaultLimits) -> Result<Limits, String> {
-    fn asked<T>(flag: Option<T>, metadata: Option<T>) -> Option<(T, Origin)> {
-        flag.map(|value| (value, Origin::Arguments))
-            .or(metadata.map(|value| (value, Origin::Metadata)))
-    }
-    let (limits, clamps) = policy::clamp::limits(
-        &user_policy().ceilings,
-        asked(args.memory_mib, defaults.memory_mib),
-        asked(args.fuel, defaults.fuel),
-    )?;
-    for clamp in &clamps {
+/// The limits and deadlines: what the command line asks, else what the
+/// component's metadata section asks (`embed-metadata`), each held to the
+/// user's ceilings (the ceilings themselves where nothing is asked), with
+/// every clamp logged.
+fn outcome(asked: &Requests, defaults: &DefaultLimits) -> Result<Outcome, String> {
+    let outcome = policy::report::outcome(user_policy(), asked, &defaults.requests())?;
+    for clamp in &outcome.clamps {
         clamp.log();
     }
-    Ok(limits)
+    Ok(outcome)
 }
 
 /// The user's ceilings for this extension, read once so that every clamp
@@ -333,35 +278,16 @@ fn fail(message: &str) -> ExitCode {
 fn run(args: RunArgs) -> ExitCode {
     let component = resolve(&args.component);
     let defaults = metadata_limits(&component);
-    let limits = match limits(&args.runtime, &defaults) {
-        Ok(limits) => limits,
-        Err(message) => return fail(&message),
-    };
-    // The metadata's deadlines first, so the command line's win; both are
-    // held to the user's ceilings.
-    let settings: Vec<(String, Origin)> = defaults
-        .deadline_settings()
-        .into_iter()
-        .map(|setting| (setting, Origin::Metadata))
-        .chain(
-            args.deadlines
-                .iter()
-                .map(|setting| (setting.clone(), Origin::Arguments)),
-        )
-        .collect();
-    let deadlines = match policy::clamp::deadlines(&user_policy().ceilings, &settings) {
-        Ok((deadlines, clamps)) => {
-            for clamp in &clamps {
-                clamp.log();
-            }
-            deadlines
-        }
+    let Outcome {
+        limits, deadlines, ..
+    } = match outcome(&args.requests(), &defaults) {
+        Ok(outcome) => outcome,
         Err(message) => return fail(&message),
     };
     if let Some(hex) = &args.sha256
-        && (hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()))
+        && let Err(message) = octet_wasm::run_args::check_sha256(hex)
     {
-        return fail("--sha256 expects 64 hexadecimal digits");
+        return fail(&message);
     }
     if user_policy().ceilings.receipts {
         let name = std::env::var("OCTET_EXTENSION_NAME").ok();
@@ -398,8 +324,8 @@ fn run(args: RunArgs) -> ExitCode {
 fn compile(args: CompileArgs) -> ExitCode {
     let path = resolve(&args.component);
     // The same limits `run` will use, so it finds this cache entry.
-    let limits = match limits(&args.runtime, &metadata_limits(&path)) {
-        Ok(limits) => limits,
+    let limits = match outcome(&args.runtime.requests(), &metadata_limits(&path)) {
+        Ok(outcome) => outcome.limits,
         Err(message) => return fail(&message),
     };
     let cache = match open_cache(&args.runtime, false) {

@@ -21,6 +21,7 @@ use crate::policy::report::{self, Requests};
 use crate::policy::{Origin, Policy, Problem as PolicyProblem};
 use crate::protocol::api_version::ApiVersion;
 use crate::protocol::catalog::is_identifier;
+use crate::run_args::{EntrypointError, RunArgs, check_sha256};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -583,8 +584,8 @@ impl Checker {
         self.run_args(&args, declared);
     }
 
-    /// The `octet-wasm run` arguments, as the shim's own parser would see
-    /// them.
+    /// The `octet-wasm run` arguments, through the shim's own parser, then
+    /// the values it would refuse at start-up.
     fn run_args(&mut self, args: &[String], declared: &mut Declared) {
         let fix = "args = [\"run\", \"<file>.wasm\", ...options]".to_owned();
         if args.first().map(String::as_str) != Some("run") {
@@ -599,83 +600,55 @@ impl Checker {
             self.problem("entrypoint.args", "no component after `run`".into(), fix);
             return;
         }
-        let mut rest = args[2..].iter();
-        let mut deadlines = crate::protocol::deadlines::Deadlines::default();
-        while let Some(flag) = rest.next() {
-            let (name, inline) = match flag.split_once('=') {
-                Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
-                _ => (flag.as_str(), None),
-            };
-            let takes_value = matches!(
-                name,
-                "--sha256" | "--memory-mib" | "--fuel" | "--deadline-ms" | "--cache-dir"
-            );
-            if name == "--no-cache" {
-                continue;
-            }
-            if !takes_value {
-                self.problem(
-                    "entrypoint.args",
-                    format!("`octet-wasm run` has no option {flag:?}; the shim would exit at once"),
-                    "see `octet-wasm run --help`".into(),
-                );
-                continue;
-            }
-            let Some(value) = inline.or_else(|| rest.next().cloned()) else {
-                self.problem(
-                    "entrypoint.args",
-                    format!("{name} needs a value"),
-                    format!("add the value after {name}"),
-                );
-                continue;
-            };
-            let bad = match name {
-                "--sha256" => {
-                    let valid = value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit());
-                    declared.pinned = Some(value.clone());
-                    (!valid).then(|| "--sha256 expects 64 hexadecimal digits".to_owned())
-                }
-                "--memory-mib" => match value.parse::<usize>().ok().filter(|n| *n > 0) {
-                    Some(mib) => {
-                        declared.requests.memory_mib = Some(mib);
-                        None
-                    }
-                    None => Some(format!(
-                        "--memory-mib {value:?} is not a positive whole number"
-                    )),
-                },
-                "--fuel" => match value.parse::<u64>() {
-                    Ok(fuel) => {
-                        declared.requests.fuel = Some(fuel);
-                        None
-                    }
-                    Err(_) => Some(format!("--fuel {value:?} is not a whole number")),
-                },
-                "--deadline-ms" => match deadlines.set(&value) {
-                    Ok(()) => {
-                        declared.requests.deadlines.push(value.clone());
-                        None
-                    }
-                    Err(err) => Some(err),
-                },
-                "--cache-dir" => {
-                    self.warning(
+        // Each unknown option is reported and left out, so one pass names
+        // every mistake; anything else stops the parse.
+        let mut args = args.to_vec();
+        let run = loop {
+            match RunArgs::parse_entrypoint(&args) {
+                Ok(run) => break run,
+                Err(err) => {
+                    self.problem(
                         "entrypoint.args",
-                        format!("--cache-dir {value:?} is ignored: the shim always uses the user's own compiled cache (~/.cache/octet-wasm, the home from the user database), because the manifest could otherwise point it at files the extension planted"),
-                        format!("remove --cache-dir {value}"),
+                        err.to_string(),
+                        "see `octet-wasm run --help`".into(),
                     );
-                    None
+                    let EntrypointError::UnknownOption(flag) = err else {
+                        return;
+                    };
+                    let Some(at) = args.iter().position(|arg| *arg == flag) else {
+                        return;
+                    };
+                    args.remove(at);
                 }
-                _ => None,
-            };
-            if let Some(message) = bad {
-                self.problem(
-                    "entrypoint.args",
-                    message,
-                    "see `octet-wasm run --help`".into(),
-                );
             }
+        };
+        let mut bad = Vec::new();
+        if let Some(hex) = &run.sha256 {
+            declared.pinned = Some(hex.clone());
+            bad.extend(check_sha256(hex).err());
         }
+        if run.runtime.memory_mib == Some(0) {
+            bad.push("--memory-mib \"0\" is not a positive whole number".to_owned());
+        }
+        let mut deadlines = crate::protocol::deadlines::Deadlines::default();
+        for setting in &run.deadlines {
+            bad.extend(deadlines.set(setting).err());
+        }
+        if let Some(dir) = &run.runtime.cache_dir {
+            self.warning(
+                "entrypoint.args",
+                format!("--cache-dir {:?} is ignored: the shim always uses the user's own compiled cache (~/.cache/octet-wasm, the home from the user database), because the manifest could otherwise point it at files the extension planted", dir.display().to_string()),
+                format!("remove --cache-dir {}", dir.display()),
+            );
+        }
+        for message in bad {
+            self.problem(
+                "entrypoint.args",
+                message,
+                "see `octet-wasm run --help`".into(),
+            );
+        }
+        declared.requests = run.requests();
     }
 
     fn capabilities(&mut self, table: &Table, declared: &mut Declared) {
