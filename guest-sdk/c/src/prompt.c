@@ -80,7 +80,7 @@ static struct tool_reg *prompt_tool(octet_ext *e, const char *tool, const char *
 #if !OCTET_WIT_0_4
     fprintf(stderr,
             "octet: tool `%s`: prompt metadata needs API 0.4: set api_version = \"0.4\" in "
-            "extension.toml (scripts/build-guests-c then builds against octet:extension@0.4.0; "
+            "extension.toml (the build then generates the bindings of octet:extension@0.4.0; "
             "this build uses 0.2.0, which cannot carry it)\n",
             tool);
     abort();

@@ -15,7 +15,18 @@ const dir = mkdtempSync(join(sdk, "test", ".build-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 function build(source, ...flags) {
-  const entry = join(dir, `ext${Math.random().toString(36).slice(2)}.js`);
+  return buildIn(dir, source, ...flags);
+}
+
+/** Builds `source` in its own directory, with `manifest` as the extension.toml beside it. */
+function buildWith(manifest, source, ...flags) {
+  const own = mkdtempSync(join(dir, "m-"));
+  writeFileSync(join(own, "extension.toml"), manifest);
+  return buildIn(own, source, ...flags);
+}
+
+function buildIn(where, source, ...flags) {
+  const entry = join(where, `ext${Math.random().toString(36).slice(2)}.js`);
   writeFileSync(entry, source);
   const out = `${entry}.wasm`;
   const run = spawnSync(process.execPath, [tool, entry, "-o", out, ...flags], { encoding: "utf8" });
@@ -62,4 +73,36 @@ test("a missing relative module and a bad flag are plain errors", () => {
   const flag = build(sockets, "--import", "wasi:sockets/tcp; import evil:x/y");
   assert.equal(flag.status, 2);
   assert.match(flag.stderr, /not a WIT interface name/);
+});
+
+const prompted = (depth) => `
+import { Extension } from "${"../".repeat(depth)}index.js";
+const ext = new Extension("p");
+ext.tool({ name: "p", description: "P", promptSnippet: "p: prompted" }, () => "p");
+export const guest = ext.exports();
+`;
+
+test("a 0.4 manifest builds against octet:extension@0.4.0 and carries prompt metadata", () => {
+  const run = buildWith('name = "p"\napi_version = "0.4"\n', prompted(3));
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /\(octet:extension@0\.4\.0, \d+ bytes/);
+});
+
+test("prompt metadata in a 0.2 build fails with the fix; an unknown api_version is refused", () => {
+  const run = buildWith('api_version = "0.2"\n', prompted(3));
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /tool p: prompt metadata needs API 0\.4: set api_version = "0\.4" in extension\.toml/);
+  assert.ok(!existsSync(run.out));
+  const unknown = buildWith('api_version = "0.3"\n', prompted(3));
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /api_version = "0\.3"; octet-guest-build builds API 0\.1, 0\.2 and 0\.4 extensions/);
+});
+
+test("a bound broken at registration fails the build naming the tool", () => {
+  const run = buildWith(
+    'api_version = "0.4"\n',
+    prompted(3).replace('promptSnippet: "p: prompted"', 'promptGuidelines: Array(17).fill("g")'),
+  );
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /tool p has 17 prompt guidelines; the limit is 16/);
 });

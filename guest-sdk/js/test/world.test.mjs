@@ -2,7 +2,16 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import { test } from "node:test";
-import { DEFAULT_IMPORTS, WASI_VERSION, explainFailure, octetPackage, validInterface, worldSource } from "../bin/world.mjs";
+import {
+  DEFAULT_IMPORTS,
+  WASI_VERSION,
+  explainFailure,
+  manifestApiVersion,
+  octetPackage,
+  selectWit,
+  validInterface,
+  worldSource,
+} from "../bin/world.mjs";
 
 const sdk = new URL("../", import.meta.url);
 const repo = new URL("../../../", import.meta.url);
@@ -73,3 +82,34 @@ test("the shipped WASI WIT is the pinned copy, at the host's wasmtime-wasi versi
   const wasi = readFileSync(new URL("src/wasi.js", sdk), "utf8");
   assert.ok(wasi.includes(`wasi:filesystem/preopens@${WASI_VERSION}`));
 });
+
+test("the manifest's top-level api_version is read, nothing under a table", () => {
+  assert.equal(manifestApiVersion('name = "x"\napi_version = "0.4"\n[entrypoint]\n'), "0.4");
+  assert.equal(manifestApiVersion("  api_version = '0.2'  # legacy\r\n"), "0.2");
+  assert.equal(manifestApiVersion('name = "x"\n[meta]\napi_version = "0.4"\n'), null);
+  assert.equal(manifestApiVersion("# api_version = \"0.4\"\n"), null);
+});
+
+test("the WIT follows the manifest: wit/0.4.0 for 0.4, wit/ for 0.1, 0.2 or no manifest", () => {
+  const root = new URL("wit", repo).pathname;
+  const fs = { exists: (p) => isFile(p), read: (p) => readFileSync(p, "utf8") };
+  assert.deepEqual(selectWit(root, "0.4", fs), { dir: `${root}/0.4.0` });
+  assert.deepEqual(selectWit(root, "0.2", fs), { dir: root });
+  assert.deepEqual(selectWit(root, "0.1", fs), { dir: root });
+  assert.deepEqual(selectWit(root, null, fs), { dir: root });
+  // A package named directly serves its own version and older manifests.
+  assert.deepEqual(selectWit(`${root}/0.4.0`, "0.2", fs), { dir: `${root}/0.4.0` });
+  assert.match(selectWit(root, "0.3", fs).error, /builds API 0\.1, 0\.2 and 0\.4 extensions/);
+  const only02 = { exists: (p) => !p.includes("0.4.0") && isFile(p), read: fs.read };
+  assert.match(selectWit(root, "0.4", only02).error, /holds octet:extension@0\.2\.0 and no 0\.4\.0\/ beside it/);
+  assert.match(selectWit("/nowhere", "0.4", fs).error, /no WIT package at \/nowhere/);
+});
+
+function isFile(path) {
+  try {
+    readFileSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
