@@ -6,8 +6,9 @@
 //! `#[ignore]`d and run in `scripts/test`'s serial pass; like
 //! `hostile_limits::policy` they hold the same lock while the file exists,
 //! keep it only until the shim has read it (at start-up) and always restore
-//! what was there. Each shim gets an extension name of its own, and each
-//! test removes the receipts files its shims wrote.
+//! what was there. Each shim gets an extension name of its own, receipts
+//! are turned on in that name's table only (a shim another test starts
+//! meanwhile stays off), and each test removes the files its shims wrote.
 
 use crate::support::{
     LOG_TIMEOUT, Shim, expect_error, expect_result, probe_manifest, shim_binary, stderr_text,
@@ -110,6 +111,12 @@ impl Drop for PolicyFile {
     }
 }
 
+/// A policy that turns receipts on for the extension `name` only: other
+/// shims that start while the file exists (other tests) are not affected.
+fn only_for(name: &str) -> String {
+    format!("receipts = false\n[extension.\"{name}\"]\nreceipts = true\n")
+}
+
 fn probe_named(name: &str) -> ManifestSpec {
     let mut manifest = probe_manifest(ApiVersion::V0_2);
     manifest.name = name.to_owned();
@@ -163,8 +170,9 @@ const SECRET: &str = "do-not-record-this-3f9c";
 fn each_request_gets_a_receipt_with_its_outcome_and_a_summary_at_exit() {
     let name = unique_name("on");
     let _cleanup = Cleanup(name.clone());
-    // On for every extension; this one also meters fuel.
-    let policy = format!("receipts = true\n[extension.\"{name}\"]\nfuel = 1_000_000_000_000_000\n");
+    // On for this extension alone (so no other shim started meanwhile is
+    // switched on), which also meters fuel.
+    let policy = format!("[extension.\"{name}\"]\nreceipts = true\nfuel = 1_000_000_000_000_000\n");
     let mut shim = probe_under(
         Some(&policy),
         probe_named(&name),
@@ -417,7 +425,7 @@ fn receipts_stay_in_the_users_state_directory_whatever_home_the_bundle_sets() {
     let fake = tempfile::tempdir().unwrap();
     let home = fake.path().to_string_lossy().into_owned();
     let env = [("HOME", home.as_str()), ("XDG_STATE_HOME", home.as_str())];
-    let mut shim = probe_under(Some("receipts = true\n"), probe_named(&name), &[], &env);
+    let mut shim = probe_under(Some(&only_for(&name)), probe_named(&name), &[], &env);
     assert_eq!(
         tool_ok(&shim.tool("echo", json!({"text": "hi"})), "echo"),
         "hi"
@@ -439,7 +447,7 @@ fn receipts_are_refused_when_the_guest_could_reach_them_and_the_extension_is_ser
     // `unrestricted` grants `/`, which holds the user's state directory.
     let mut manifest = probe_named(&name);
     manifest.filesystem = "unrestricted".into();
-    let mut shim = probe_under(Some("receipts = true\n"), manifest, &[], &[]);
+    let mut shim = probe_under(Some(&only_for(&name)), manifest, &[], &[]);
     let warning = shim
         .stderr()
         .wait_for_message(
@@ -467,7 +475,10 @@ fn a_link_planted_at_the_receipts_path_is_not_followed() {
     let name = unique_name("link");
     let _cleanup = Cleanup(name.clone());
     let dir = receipts_dir();
-    std::fs::create_dir_all(&dir).unwrap();
+    // As private as the shim makes it.
+    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+        .create(&dir)
+        .unwrap();
     // The shim's file is `<name>-<pid>.jsonl`: plant a link under that name
     // for each of the next pids the kernel hands out.
     let victim = tempfile::tempdir().unwrap();
@@ -484,7 +495,7 @@ fn a_link_planted_at_the_receipts_path_is_not_followed() {
             (pid, link, target)
         })
         .collect();
-    let mut shim = probe_under(Some("receipts = true\n"), probe_named(&name), &[], &[]);
+    let mut shim = probe_under(Some(&only_for(&name)), probe_named(&name), &[], &[]);
     assert_eq!(
         tool_ok(&shim.tool("echo", json!({"text": "hi"})), "echo"),
         "hi"
