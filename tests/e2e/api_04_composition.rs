@@ -4,6 +4,8 @@
 //! directory (and sidecars an attacker tampered with), and every bound the
 //! shim enforces before anything is written.
 
+mod updates;
+
 use crate::api_04_services::start;
 use crate::support::{REQUEST_TIMEOUT, Shim, expect_error, tool_text};
 use octet_wasm::hostsim::{ApiVersion, ChildId, FrameKind};

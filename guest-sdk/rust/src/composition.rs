@@ -8,6 +8,10 @@
 //! function here fails. The shim enforces octet's bounds (256 calls per
 //! tool call, arguments of 128 KiB, one store commit) and reads the sidecar
 //! files octet uses for large values, so results always arrive as JSON.
+//!
+//! [`call_streaming`] asks octet for the called tool's partial results as
+//! well: iterate the returned [`StreamingCall`] for them, then
+//! [`finish`](StreamingCall::finish) it for the final value.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -85,4 +89,86 @@ pub fn store<'a>(
         .collect();
     let delete: Vec<String> = delete.into_iter().map(str::to_owned).collect();
     imports::store(&set, &delete).map_err(Error::from_wit)
+}
+
+/// One partial result of a [`StreamingCall`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Update {
+    /// octet's sequence number: it increases, and a gap means the shim
+    /// dropped updates (more than 64 were waiting, or one was too large or
+    /// too deep).
+    pub sequence: u64,
+    /// The called tool's partial result.
+    pub result: Value,
+}
+
+/// A composition call in flight whose partial results arrive as they come.
+///
+/// It is an iterator of [`Update`]s: each `next` waits for the next one and
+/// the iteration ends when no more will come (the call has its final reply,
+/// failed, or the tool call ended). Then [`finish`](Self::finish) gives the
+/// final value. Dropping it without `finish` abandons the call.
+///
+/// ```no_run
+/// # fn f() -> octet_guest::Result<()> {
+/// use octet_guest::composition;
+/// let mut call = composition::call_streaming("grep", serde_json::json!({"pattern": "TODO"}))?;
+/// for update in call.by_ref() {
+///     let update = update?;
+///     println!("partial {}: {}", update.sequence, update.result);
+/// }
+/// let value = call.finish()?;
+/// # let _ = value; Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct StreamingCall {
+    call: imports::PendingCall,
+    outcome: bool,
+}
+
+impl Iterator for StreamingCall {
+    type Item = Result<Update>;
+
+    fn next(&mut self) -> Option<Result<Update>> {
+        let update = self.call.next_update()?;
+        Some(
+            parse(&update.result, "composition update").map(|result| Update {
+                sequence: update.sequence,
+                result,
+            }),
+        )
+    }
+}
+
+impl StreamingCall {
+    /// Waits for the final reply: the value (or with
+    /// [`call_outcome_streaming`] the whole outcome). Updates not read yet
+    /// are discarded.
+    pub fn finish(self) -> Result<Value> {
+        let text = self.call.finish().map_err(Error::from_wit)?;
+        let what = if self.outcome {
+            "composition outcome"
+        } else {
+            "composition value"
+        };
+        parse(&text, what)
+    }
+}
+
+/// Like [`call`], asking octet for the tool's partial results as it runs
+/// (`updates: true`). Returns once the call is sent; at most 4 calls of one
+/// tool call may be in flight.
+pub fn call_streaming(name: &str, arguments: impl Serialize) -> Result<StreamingCall> {
+    start(name, arguments, false)
+}
+
+/// Like [`call_streaming`], finishing with the tool's whole outcome.
+pub fn call_outcome_streaming(name: &str, arguments: impl Serialize) -> Result<StreamingCall> {
+    start(name, arguments, true)
+}
+
+fn start(name: &str, arguments: impl Serialize, outcome: bool) -> Result<StreamingCall> {
+    let call =
+        imports::start_call(name, &arguments_json(arguments)?, outcome).map_err(Error::from_wit)?;
+    Ok(StreamingCall { call, outcome })
 }

@@ -43,6 +43,7 @@
 //! only.
 
 mod checker;
+mod composition;
 mod frame;
 mod handshake;
 mod launch;
@@ -58,6 +59,9 @@ mod stderr;
 pub use checker::{
     FrameChecker, MAX_CHILD_ID_BYTES, MAX_DISTINCT_CHILD_IDS, MAX_LINE_BYTES,
     MAX_OUTSTANDING_CHILD_REQUESTS, MAX_SERVICED_CHILD_OPERATIONS, ManifestFacts, Violation,
+};
+pub use composition::{
+    CompositionCall, HostileUpdates, MAX_BUFFERED_UPDATES, UPDATE_METHOD, update_params,
 };
 pub use frame::{ChildId, Frame, FrameKind, RpcError};
 pub use launch::Launch;

@@ -467,6 +467,17 @@ impl Bridge for Session {
             .await
     }
 
+    async fn composition_start(
+        self: Arc<Self>,
+        scope: Option<Self::Scope>,
+        name: String,
+        arguments: String,
+        full_outcome: bool,
+    ) -> Result<crate::runtime::pending::PendingCall, GuestError> {
+        self.composition_start_for(scope, name, arguments, full_outcome)
+            .await
+    }
+
     async fn composition_store(
         &self,
         scope: Option<Self::Scope>,

@@ -11,11 +11,11 @@
 //! and values of 256 KiB (1 MiB together), and at most 256 sidecar files
 //! per tool call, each checked by [`super::sidecar`]. The 30 s octet allows
 //! per tool call is the tool call's own deadline (29 s in the shim), and
-//! one guest instance makes one composition request at a time, so never
-//! more than octet's four concurrent reads.
+//! at most [`MAX_IN_FLIGHT`] composition calls of one tool call are in
+//! flight at once, so never more than octet's four concurrent reads.
 //!
-//! octet's `updates` stream (`composition/update` notifications) is never
-//! asked for: the WIT has no way to hand a guest partial results.
+//! A call started with `start-call` asks for octet's partial results
+//! (`updates: true`); [`super::composition_updates`] routes them to it.
 
 use super::deadlines::Kind;
 use super::session::{RequestState, Session};
@@ -40,44 +40,82 @@ pub const MAX_VALUE_BYTES: usize = 256 * 1024;
 pub const MAX_STORE_BYTES: usize = 1 << 20;
 /// Most sidecar files read per tool call.
 pub const MAX_SIDECARS: u32 = 256;
+/// Composition calls of one tool call in flight at once (`start-call`
+/// returns before its reply): octet overlaps at most four reads.
+pub const MAX_IN_FLIGHT: u32 = 4;
 
 /// What one tool call has used of its composition budget.
 struct Use {
     parent: Weak<RequestState>,
     calls: u32,
+    /// Calls sent and not yet answered.
+    in_flight: u32,
     sidecars: u32,
     stored: bool,
+}
+
+impl Use {
+    fn new(parent: &Arc<RequestState>) -> Use {
+        Use {
+            parent: Arc::downgrade(parent),
+            calls: 0,
+            in_flight: 0,
+            sidecars: 0,
+            stored: false,
+        }
+    }
 }
 
 /// The budgets of the live tool calls, by request id. An entry whose tool
 /// call has finished (or whose id now names another request) is stale and
 /// dropped when next seen, so the map never outgrows the live requests.
+/// Also the routes of the calls that asked for updates.
 #[derive(Default)]
-pub struct Parents(Mutex<HashMap<u64, Use>>);
+pub struct Parents {
+    uses: Mutex<HashMap<u64, Use>>,
+    pub(super) updates: super::composition_updates::Routes,
+}
 
 impl Parents {
     fn with<T>(&self, parent: &Arc<RequestState>, f: impl FnOnce(&mut Use) -> T) -> T {
-        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = self.uses.lock().unwrap_or_else(|e| e.into_inner());
         map.retain(|_, used| used.parent.strong_count() > 0);
-        let used = map.entry(parent.id).or_insert_with(|| Use {
-            parent: Arc::downgrade(parent),
-            calls: 0,
-            sidecars: 0,
-            stored: false,
-        });
+        let used = map.entry(parent.id).or_insert_with(|| Use::new(parent));
         if !Weak::ptr_eq(&used.parent, &Arc::downgrade(parent)) {
-            *used = Use {
-                parent: Arc::downgrade(parent),
-                calls: 0,
-                sidecars: 0,
-                stored: false,
-            };
+            *used = Use::new(parent);
         }
         f(used)
     }
+
+    /// Counts a call of `parent` sent, refusing one past [`MAX_CALLS`] or
+    /// [`MAX_IN_FLIGHT`]; every `Ok` is followed by one [`Parents::end`].
+    pub(super) fn begin(&self, parent: &Arc<RequestState>) -> Result<(), GuestError> {
+        self.with(parent, |used| {
+            if used.in_flight >= MAX_IN_FLIGHT {
+                return Err(bound(format!(
+                    "a tool call may have at most {MAX_IN_FLIGHT} composition calls in flight; finish one first"
+                )));
+            }
+            used.calls += 1;
+            if used.calls > MAX_CALLS {
+                return Err(bound(format!(
+                    "a tool call may make at most {MAX_CALLS} composition calls"
+                )));
+            }
+            used.in_flight += 1;
+            Ok(())
+        })
+    }
+
+    /// A call begun with [`Parents::begin`] has its answer.
+    pub(super) fn end(&self, parent: &Arc<RequestState>) {
+        self.with(parent, |used| {
+            used.in_flight = used.in_flight.saturating_sub(1)
+        });
+    }
 }
 
-fn bound(message: impl Into<String>) -> GuestError {
+pub(super) fn bound(message: impl Into<String>) -> GuestError {
     GuestError::InvalidParams(message.into())
 }
 
@@ -90,7 +128,7 @@ fn refused(code: i32, message: impl Into<String>) -> GuestError {
 }
 
 /// An answer from octet that does not have the documented shape.
-fn invalid(method: &str, why: impl std::fmt::Display) -> GuestError {
+pub(super) fn invalid(method: &str, why: impl std::fmt::Display) -> GuestError {
     GuestError::Failed(format!("invalid {method} response: {why}"))
 }
 
@@ -163,7 +201,7 @@ pub fn check_store(
 
 impl Session {
     /// The tool call a composition request runs under.
-    fn composition_parent(
+    pub(super) fn composition_parent(
         &self,
         scope: Option<Arc<RequestState>>,
         what: &str,
@@ -185,9 +223,22 @@ impl Session {
         method: &str,
         params: Value,
     ) -> Result<Map<String, Value>, GuestError> {
+        self.composition_request_with(method, params, &parent.cancel, |_| ())
+            .await
+    }
+
+    /// A composition request given up when `cancel` fires; `issued` sees
+    /// its child id before it is written.
+    pub(super) async fn composition_request_with(
+        &self,
+        method: &str,
+        params: Value,
+        cancel: &crate::cancel::CancelToken,
+        issued: impl FnOnce(&crate::wire::message::ChildId),
+    ) -> Result<Map<String, Value>, GuestError> {
         let reply = self
             .children
-            .call(self.writer(), true, method, params, &parent.cancel)
+            .call_with(self.writer(), true, method, params, cancel, issued)
             .await
             .map_err(|error| Self::service_child_error(method, error))?;
         match reply {
@@ -277,6 +328,53 @@ impl Session {
         })
     }
 
+    /// The params of a `composition/call` of `parent`, every bound checked
+    /// and the call counted ([`Parents::begin`]: the caller ends it).
+    pub(super) fn composition_call_params(
+        &self,
+        parent: &Arc<RequestState>,
+        name: &str,
+        arguments: &str,
+        full_outcome: bool,
+    ) -> Result<Value, GuestError> {
+        if !super::catalog::is_identifier(name) {
+            return Err(bound(format!(
+                "composition call tool name {name:?} is not an identifier (1-64 bytes of [A-Za-z_][A-Za-z0-9_.-]*)"
+            )));
+        }
+        let arguments = check_arguments(arguments)?;
+        self.services.composition.begin(parent)?;
+        let mut params = json!({
+            "parent_request_id": parent.id,
+            "name": name,
+            "arguments": arguments,
+        });
+        if full_outcome {
+            params["full_outcome"] = json!(true);
+        }
+        Ok(params)
+    }
+
+    /// What the guest receives of a `composition/call` reply: the value,
+    /// or with `full_outcome` the whole outcome, sidecar inlined.
+    pub(super) async fn composition_call_answer(
+        &self,
+        parent: &Arc<RequestState>,
+        mut reply: Map<String, Value>,
+        full_outcome: bool,
+    ) -> Result<String, GuestError> {
+        const METHOD: &str = "composition/call";
+        self.inline_sidecar(parent, METHOD, &mut reply, "value_file", "value")
+            .await?;
+        if full_outcome {
+            return Ok(Value::Object(reply).to_string());
+        }
+        reply
+            .get("value")
+            .map(Value::to_string)
+            .ok_or_else(|| invalid(METHOD, "no value"))
+    }
+
     /// `composition.call`.
     pub(super) async fn composition_call_for(
         &self,
@@ -287,39 +385,11 @@ impl Session {
     ) -> Result<String, GuestError> {
         const METHOD: &str = "composition/call";
         let parent = self.composition_parent(scope, "composition.call")?;
-        if !super::catalog::is_identifier(&name) {
-            return Err(bound(format!(
-                "composition call tool name {name:?} is not an identifier (1-64 bytes of [A-Za-z_][A-Za-z0-9_.-]*)"
-            )));
-        }
-        let arguments = check_arguments(&arguments)?;
-        let over = self.services.composition.with(&parent, |used| {
-            used.calls += 1;
-            used.calls > MAX_CALLS
-        });
-        if over {
-            return Err(bound(format!(
-                "a tool call may make at most {MAX_CALLS} composition calls"
-            )));
-        }
-        let mut params = json!({
-            "parent_request_id": parent.id,
-            "name": name,
-            "arguments": arguments,
-        });
-        if full_outcome {
-            params["full_outcome"] = json!(true);
-        }
-        let mut reply = self.composition_request(&parent, METHOD, params).await?;
-        self.inline_sidecar(&parent, METHOD, &mut reply, "value_file", "value")
-            .await?;
-        if full_outcome {
-            return Ok(Value::Object(reply).to_string());
-        }
-        reply
-            .get("value")
-            .map(Value::to_string)
-            .ok_or_else(|| invalid(METHOD, "no value"))
+        let params = self.composition_call_params(&parent, &name, &arguments, full_outcome)?;
+        let reply = self.composition_request(&parent, METHOD, params).await;
+        self.services.composition.end(&parent);
+        self.composition_call_answer(&parent, reply?, full_outcome)
+            .await
     }
 
     /// `composition.store`.

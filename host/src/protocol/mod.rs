@@ -9,6 +9,7 @@ pub mod bounds;
 pub mod bridge;
 pub mod catalog;
 pub mod composition;
+pub mod composition_updates;
 pub mod deadlines;
 pub mod features;
 pub mod guest_json;

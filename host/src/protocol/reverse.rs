@@ -81,6 +81,22 @@ impl Children {
         params: Value,
         cancel: &CancelToken,
     ) -> Result<Value, ChildError> {
+        self.call_with(writer, text_ids, method, params, cancel, |_| ())
+            .await
+    }
+
+    /// [`Children::call`], telling `issued` the child's id once it waits
+    /// for its answer and before the request is written (what octet sends
+    /// about the child before answering can then be routed to it).
+    pub async fn call_with(
+        &self,
+        writer: &Writer,
+        text_ids: bool,
+        method: &str,
+        params: Value,
+        cancel: &CancelToken,
+        issued: impl FnOnce(&ChildId),
+    ) -> Result<Value, ChildError> {
         let cancelled =
             || ChildError::Cancelled(cancel.reason().unwrap_or_else(|| "cancelled".into()));
         let _permit = tokio::select! {
@@ -100,6 +116,7 @@ impl Children {
         };
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id.clone(), tx);
+        issued(&id);
         if let Err(err) = writer.send(encode_request(&id, method, &params)).await {
             self.lock().remove(&id);
             return Err(ChildError::Refused(err.to_string()));
@@ -114,6 +131,11 @@ impl Children {
                 Err(cancelled())
             }
         }
+    }
+
+    /// Whether `id` is a child request still waiting for its answer.
+    pub fn is_pending(&self, id: &ChildId) -> bool {
+        self.lock().contains_key(id)
     }
 
     /// Routes the host's answer to a child request. Unknown ids (late or

@@ -517,6 +517,10 @@ async fn handle_notification(session: &Arc<Session>, phase: &Phase, method: &str
         cancel_request(session, params).await;
         return;
     }
+    if method == super::composition_updates::METHOD {
+        session.composition_update(params);
+        return;
+    }
     let Some(setup) = session.setup() else { return };
     if let Some(event) = work::lifecycle_event(method, params) {
         let handled = running

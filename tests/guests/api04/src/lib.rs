@@ -19,7 +19,10 @@
 //!
 //! Tool composition (`tool_composition_v1`): `compose_context` (answers the
 //! context as JSON text), `compose_call {name, arguments, full}` (the value
-//! or outcome as JSON text), `compose_store {set, delete}` (`stored`),
+//! or outcome as JSON text; with `updates: {read?, abandon?, parallel?,
+//! delay_ms?}` it
+//! asks for partial results and reports them with the value),
+//! `compose_store {set, delete}` (`stored`),
 //! `compose_store_twice` (two commits), `compose_many {count}` (that many
 //! calls of `plain`, stopping at the first refusal); command `compose`
 //! (composition from a command, which octet refuses).
@@ -76,6 +79,69 @@ struct Compose {
     /// Answer only the value's size (for values larger than a frame).
     #[serde(default)]
     summary: bool,
+    /// Ask for partial results and report them with the value.
+    #[serde(default)]
+    updates: Option<Updates>,
+}
+
+/// How `compose_call` reads partial results.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Updates {
+    /// Read at most this many before finishing (all when absent).
+    read: Option<usize>,
+    /// Drop the call after reading instead of finishing it.
+    abandon: bool,
+    /// Start this many calls at once (the first is read), reporting the
+    /// first refusal.
+    parallel: Option<usize>,
+    /// Wait this long before reading (so updates pile up).
+    delay_ms: u64,
+}
+
+/// `compose_call` with updates: what it saw, as JSON text
+/// (`{updates: [[sequence, result]...], value}`, `value` absent when
+/// abandoned, `error` when a call failed).
+fn compose_streaming(args: &Compose, how: &Updates) -> Result<String> {
+    let start = || {
+        if args.full {
+            composition::call_outcome_streaming(&args.name, &args.arguments)
+        } else {
+            composition::call_streaming(&args.name, &args.arguments)
+        }
+    };
+    let mut call = start()?;
+    let mut others = Vec::new();
+    for _ in 1..how.parallel.unwrap_or(1) {
+        match start() {
+            Ok(other) => others.push(other),
+            Err(error) => {
+                return Ok(
+                    json!({"started": others.len() + 1, "error": error.to_string()}).to_string(),
+                );
+            }
+        }
+    }
+    if how.delay_ms > 0 {
+        octet_guest::sleep(std::time::Duration::from_millis(how.delay_ms));
+    }
+    let mut seen = Vec::new();
+    for update in call.by_ref().take(how.read.unwrap_or(usize::MAX)) {
+        let update = update?;
+        seen.push(json!([update.sequence, update.result]));
+    }
+    if how.abandon {
+        drop(call);
+        return Ok(json!({"updates": seen}).to_string());
+    }
+    let outcome = match call.finish() {
+        Ok(value) => json!({"updates": seen, "value": value}),
+        Err(error) => json!({"updates": seen, "error": error.to_string()}),
+    };
+    for other in others {
+        let _ = other.finish();
+    }
+    Ok(outcome.to_string())
 }
 
 #[derive(Deserialize)]
@@ -109,6 +175,9 @@ fn register_composition(ext: &mut Extension) {
     ext.tool(
         Tool::new("compose_call", "Call another tool through octet"),
         |args: Compose| -> Result<String> {
+            if let Some(how) = &args.updates {
+                return compose_streaming(&args, how);
+            }
             let value = if args.full {
                 composition::call_outcome(&args.name, &args.arguments)?
             } else {
