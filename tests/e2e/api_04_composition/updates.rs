@@ -314,3 +314,30 @@ fn at_most_four_calls_in_flight() {
     }
     still_serving(&mut shim);
 }
+
+#[test]
+fn without_the_feature_start_call_sends_nothing() {
+    let (mut shim, _dir) = crate::api_04_services::start(octet_wasm::hostsim::ApiVersion::V0_2);
+    shim.initialize();
+    let reply = shim.tool(
+        "compose_call",
+        json!({"name": "grep", "arguments": {}, "updates": {}}),
+    );
+    assert!(reply.before.is_empty(), "nothing sent");
+    let error = crate::support::expect_error(&reply);
+    assert_eq!(error.code, -32601, "{}", reply.frame.raw);
+    assert!(
+        error
+            .message
+            .contains("the negotiated `tool_composition_v1` feature"),
+        "{}",
+        reply.frame.raw
+    );
+    // And a notification octet should not send is ignored there too.
+    shim.notify(
+        "composition/update",
+        json!({"request_id": "wasm:1", "sequence": 1, "result": 1}),
+    )
+    .unwrap();
+    still_serving(&mut shim);
+}
