@@ -180,6 +180,28 @@ void octet_hook_retry_delay(octet_hook_result *res, uint64_t delay_ms);
 void octet_hook_persistence(octet_hook_result *res, const char *value_json, bool public_);
 /* post_mutation advice: ids NULL / count 0 means "no rescan". */
 void octet_hook_rescan(octet_hook_result *res, const char *const *ids, size_t count);
+/* The results of the API 0.4 hooks (docs/api-0.4.md#v04-hook-results),
+ * each sent only for its own hook; the shim checks every bound (32 frames
+ * of 512 KiB, a payload of 768 KiB, 256 headers and 64 KiB, header names
+ * and values) before anything reaches octet. They need a build for an API
+ * 0.4 manifest: in a 0.2.0 build they print why on stderr and abort. */
+typedef enum octet_cache_warming {
+    OCTET_CACHE_WARM,
+    OCTET_CACHE_STOP,
+} octet_cache_warming;
+/* cache_warming_decision advice (unset: no opinion, the host keeps its). */
+void octet_hook_cache_warming(octet_hook_result *res, octet_cache_warming action);
+/* compaction_strategy: adds a PNG image of the text to compact (copied). */
+void octet_hook_compaction_frame(octet_hook_result *res, const void *png, size_t len);
+/* before_provider_request: the payload to send instead (a JSON object or
+ * array as text). */
+void octet_hook_provider_payload(octet_hook_result *res, const char *payload_json);
+/* before_provider_headers: set a header to one or several values, or
+ * remove it. */
+void octet_hook_set_header(octet_hook_result *res, const char *name, const char *value);
+void octet_hook_set_header_values(octet_hook_result *res, const char *name,
+                                  const char *const *values, size_t count);
+void octet_hook_remove_header(octet_hook_result *res, const char *name);
 
 /* context/collect: prompt is NULL when the host sent none. */
 typedef int (*octet_context_fn)(const char *prompt, octet_context_list *out,

@@ -1,13 +1,15 @@
-//! API 0.4 in the JavaScript and C SDKs: `examples/hello-tools/{js,c}`,
-//! octet's hello-tools recipe with tool prompt metadata, each built by its
-//! SDK against `octet:extension@0.4.0` because its manifest says 0.4
-//! (`scripts/build-guests-js hello-tools`, `scripts/build-guests-c
-//! hello-tools`), through the real binary (docs/api-0.4.md#v04-prompt-metadata).
+//! API 0.4 in the JavaScript and C SDKs, through the real binary: each
+//! example built by its SDK against `octet:extension@0.4.0` because its
+//! manifest says 0.4 (`scripts/build-guests-js`, `scripts/build-guests-c`).
 //!
-//! Both answer like the Rust port (`api_04_examples.rs`), plus the metadata
-//! and its feature; where the wire cannot carry the metadata (a host that
-//! does not offer the feature, a 0.2 manifest) the shim leaves it out with
-//! one warning and the tool works as before.
+//! - `examples/hello-tools/{js,c}`: octet's hello-tools recipe with tool
+//!   prompt metadata (docs/api-0.4.md#v04-prompt-metadata). Both answer like
+//!   the Rust port (`api_04_examples.rs`), plus the metadata and its
+//!   feature; where the wire cannot carry the metadata (a host that does not
+//!   offer the feature, a 0.2 manifest) the shim leaves it out with one
+//!   warning and the tool works as before.
+//! - `examples/cache-warming/{js,c}`: octet's cache-warming example, the
+//!   Rust port's transcript byte for byte (docs/api-0.4.md#v04-hook-results).
 
 use crate::support::{LOG_TIMEOUT, Shim, expect_result, repo_root, stderr_text, tool_text};
 use octet_wasm::hostsim::{ApiVersion, ManifestSpec};
@@ -189,4 +191,64 @@ fn tool_text_of(lang: &str) -> String {
     let text = tool_text(&shim.tool("hello", json!({"name": "ignored"})));
     shim.shutdown();
     text
+}
+
+// ----- cache-warming ---------------------------------------------------
+
+#[test]
+fn cache_warming_stops_expensive_warming_in_js_and_c() {
+    for lang in LANGS {
+        let dir = repo_root().join("examples/cache-warming").join(lang);
+        assert!(
+            dir.join("cache-warming.wasm").is_file(),
+            "run scripts/build-guests-{lang} cache-warming first"
+        );
+        let manifest = ManifestSpec::new("cache-warming", ApiVersion::V0_4)
+            .description("Stop warming the prompt cache when it costs more than 5,000 microdollars (octet's cache-warming example, sandboxed)")
+            .hooks(&["cache_warming_decision"]);
+        let mut shim = Shim::start(&dir, "cache-warming.wasm", manifest);
+        let result = shim.initialize();
+        assert_eq!(result["tools"], json!([]), "{lang}");
+        assert_eq!(
+            result["protocol"]["features"],
+            json!([
+                "request_cancellation",
+                "content_parts",
+                "cache_warming_decision"
+            ]),
+            "{lang}"
+        );
+        let context = shim.context();
+        for (cost, extra) in [
+            (5001, r#","cache_warming_decision":"stop""#),
+            (5000, ""),
+            (0, ""),
+        ] {
+            let payload = json!({
+                "decision": {
+                    "phase": "streaming",
+                    "warm_cost_microdollars": cost,
+                    "miss_cost_microdollars": 12000,
+                    "continuation_probability": 0.8,
+                    "expected_savings_microdollars": 4000,
+                    "economics_available": true,
+                    "action": "warm",
+                },
+                "model": {"id": "m-large", "provider": "acme"},
+            });
+            let reply = shim.call(
+                "hook/run",
+                json!({"hook": "cache_warming_decision", "payload": payload, "context": context}),
+            );
+            let id = reply.frame.response_id().unwrap_or_default();
+            assert_eq!(
+                reply.frame.raw,
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"result":{{"disposition":{{"action":"continue"}},"context":[],"notifications":[]{extra}}}}}"#
+                ),
+                "{lang}: cost {cost}"
+            );
+        }
+        shim.shutdown();
+    }
 }

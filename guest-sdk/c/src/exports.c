@@ -275,10 +275,6 @@ bool exports_octet_extension_guest_execute_command(
 
 /* hook/run -------------------------------------------------------------- */
 
-struct octet_hook_result {
-    octet_extension_types_hook_result_t r;
-};
-
 void octet_hook_deny(octet_hook_result *res, const char *reason)
 {
     octet_extension_types_disposition_free(&res->r.disposition);

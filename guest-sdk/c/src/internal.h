@@ -182,6 +182,11 @@ struct tool_reg *octet__find_tool(octet_ext *e, const char *name, bool dynamic);
 char *octet__prompt_text_problem(const char *text);
 bool octet__has_prompt_metadata(const struct tool_reg *t);
 
+/* What a hook handler fills in (exports.c; the 0.4 members in hooks04.c). */
+struct octet_hook_result {
+    octet_extension_types_hook_result_t r;
+};
+
 /* Exports (exports.c). */
 octet_call call_of(const exports_octet_extension_guest_call_context_t *cx);
 void begin(void);

@@ -259,6 +259,38 @@ static void prompt_metadata(void)
     exports_octet_extension_guest_description_free(&d);
 }
 
+/* The API 0.4 hook results fill their members (0.4.0 bindings only; a
+ * 0.2.0 build aborts, which these tests cannot watch). */
+static void hook_results(void)
+{
+#if OCTET_WIT_0_4
+    octet_hook_result res;
+    memset(&res, 0, sizeof res);
+    octet_hook_cache_warming(&res, OCTET_CACHE_STOP);
+    CHECK(res.r.cache_warming.is_some &&
+          res.r.cache_warming.val == OCTET_EXTENSION_TYPES_CACHE_WARMING_ACTION_STOP);
+    static const unsigned char png[] = {0x89, 'P', 'N', 'G'};
+    octet_hook_compaction_frame(&res, png, sizeof png);
+    CHECK(res.r.compaction_frames.len == 1 && res.r.compaction_frames.ptr[0].len == 4 &&
+          memcmp(res.r.compaction_frames.ptr[0].ptr, png, 4) == 0);
+    octet_hook_provider_payload(&res, "{\"a\":1}");
+    octet_hook_provider_payload(&res, "[]"); /* replaces */
+    CHECK(res.r.provider_payload.is_some && res.r.provider_payload.val.len == 2);
+    const char *accept[] = {"a", "b"};
+    octet_hook_set_header(&res, "x-trace", "abc");
+    octet_hook_set_header_values(&res, "accept", accept, 2);
+    octet_hook_remove_header(&res, "x-old");
+    CHECK(res.r.provider_headers.len == 3);
+    CHECK(res.r.provider_headers.ptr[0].values.is_some &&
+          res.r.provider_headers.ptr[0].values.val.len == 1);
+    CHECK(res.r.provider_headers.ptr[1].values.val.len == 2 &&
+          memcmp(res.r.provider_headers.ptr[1].values.val.ptr[1].ptr, "b", 1) == 0);
+    CHECK(!res.r.provider_headers.ptr[2].values.is_some &&
+          memcmp(res.r.provider_headers.ptr[2].name.ptr, "x-old", 5) == 0);
+    octet_extension_types_hook_result_free(&res.r);
+#endif
+}
+
 int main(void)
 {
     strings();
@@ -269,6 +301,7 @@ int main(void)
     writer();
     registry();
     prompt_metadata();
+    hook_results();
     printf("%d passed, %d failed\n", checks - failures, failures);
     return failures != 0;
 }

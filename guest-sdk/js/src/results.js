@@ -1,6 +1,7 @@
 // What handlers return: tool results (text, image and audio parts,
 // structured content, metadata), hook verdicts and command results.
 
+import { hookResult04 } from "./hooks.js";
 import { contextItem, list, notification, optionalString, toJson } from "./values.js";
 
 /** A text content part. */
@@ -160,8 +161,9 @@ function rescanDecision(value) {
  * `before_tool_call`), context items and notifications to add, and the typed
  * extras of particular hooks: `providerRetry` (`"retry"`, `"stop"` or
  * `{delay: ms}`), `persistenceMetadata` (`{value, public}`) and
- * `postMutation` (a list of affected resource ids to rescan, or `[]`).
- * Returning nothing from a hook continues.
+ * `postMutation` (a list of affected resource ids to rescan, or `[]`); on
+ * API 0.4 (hooks.js) `cacheWarming`, `compactionFrames`, `providerPayload`
+ * and `providerHeaders`. Returning nothing from a hook continues.
  */
 export function hookResult({
   deny = null,
@@ -170,6 +172,10 @@ export function hookResult({
   providerRetry = null,
   persistenceMetadata = null,
   postMutation = null,
+  cacheWarming = null,
+  compactionFrames = [],
+  providerPayload = null,
+  providerHeaders = null,
 } = {}) {
   return {
     [HOOK_RESULT]: true,
@@ -182,13 +188,9 @@ export function hookResult({
       ? { value: toJson(persistenceMetadata.value ?? null), public: Boolean(persistenceMetadata.public) }
       : null,
     postMutation: rescanDecision(postMutation),
-    // The members octet:extension@0.4.0 adds (a 0.2.0 build ignores them),
-    // always at their "no opinion" values: the SDK does not offer the 0.4
-    // hooks' results yet.
-    cacheWarming: null,
-    compactionFrames: [],
-    providerPayload: null,
-    providerHeaders: [],
+    // The members octet:extension@0.4.0 adds; always present, as its record
+    // needs them (a 0.2.0 build ignores them).
+    ...hookResult04({ cacheWarming, compactionFrames, providerPayload, providerHeaders }),
   };
 }
 
