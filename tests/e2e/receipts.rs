@@ -210,6 +210,10 @@ fn each_request_gets_a_receipt_with_its_outcome_and_a_summary_at_exit() {
     let text = tool_error(&reply, "spin past its deadline");
     assert!(text.contains("deadline"), "{text}");
     expected.push((1006, "deadline", None, bytes_in, reply.frame.raw.len()));
+    // Answered by the shim itself: the guest declares no such tool.
+    let (bytes_in, reply) = exchange(&mut shim, 1007, "no_such_tool", json!({}));
+    assert_eq!(expect_error(&reply).code, -32601);
+    expected.push((1007, "error", Some(-32601), bytes_in, reply.frame.raw.len()));
     let stats = shim.call("command/execute", json!({"name": "stats", "arguments": []}));
     expect_result(&stats);
     let pid = shim.pid();
@@ -250,8 +254,15 @@ fn each_request_gets_a_receipt_with_its_outcome_and_a_summary_at_exit() {
         assert_eq!(record["code"].as_i64(), *code, "{record}");
         assert_eq!(record["bytes_in"], *bytes_in as u64, "{record}");
         assert_eq!(record["bytes_out"], *bytes_out as u64, "{record}");
-        assert!(record["memory_bytes"].as_u64().unwrap() > 0, "{record}");
         assert!(record["wall_us"].as_u64().is_some(), "{record}");
+        if *id == 1007 {
+            assert_eq!(record["by_shim"], true, "{record}");
+            assert_eq!(record["memory_bytes"], Value::Null, "{record}");
+            assert!(record.get("tool").is_none(), "an undeclared name: {record}");
+        } else {
+            assert!(record.get("by_shim").is_none(), "{record}");
+            assert!(record["memory_bytes"].as_u64().unwrap() > 0, "{record}");
+        }
     }
     let by_id = |id: u64| *requests.iter().find(|r| r["id"] == id).unwrap();
     let echo = by_id(1001);
@@ -279,11 +290,11 @@ fn each_request_gets_a_receipt_with_its_outcome_and_a_summary_at_exit() {
         .unwrap();
     assert_eq!(command["outcome"], "result");
     assert!(command.get("tool").is_none(), "{command}");
-    assert_eq!(summary["requests"], 7);
+    assert_eq!(summary["requests"], 8);
     assert_eq!(summary["records_dropped"], 0);
     assert_eq!(
         summary["outcomes"],
-        json!({"cancelled": 1, "deadline": 1, "error": 1, "result": 2, "tool_error": 1, "trap": 1})
+        json!({"cancelled": 1, "deadline": 1, "error": 2, "result": 2, "tool_error": 1, "trap": 1})
     );
     let total_in: u64 = requests
         .iter()
@@ -311,7 +322,7 @@ fn each_request_gets_a_receipt_with_its_outcome_and_a_summary_at_exit() {
     assert_eq!(cells[2], "2", "{row}");
     assert_eq!(&cells[8..], ["1", "1", "0"], "{row}");
     assert!(
-        table.contains("7 requests in 1 file(s); 0 records dropped"),
+        table.contains("8 requests in 1 file(s); 0 records dropped"),
         "{table}"
     );
 }

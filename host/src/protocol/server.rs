@@ -416,27 +416,27 @@ async fn handle_request(
     bytes: usize,
 ) {
     let Some(setup) = session.setup() else { return };
+    // Answers the guest never sees, each with its receipt when they are on.
+    let direct = move |answer| session.answer_direct(id, method, bytes, answer);
     if method == "initialize" {
-        session.answer(id, Err(not_first())).await;
+        direct(Err(not_first())).await;
         return;
     }
     if session.request(id).is_some() {
-        session
-            .answer(
-                id,
-                Err(RpcError::invalid_request("duplicate active request id")),
-            )
-            .await;
+        direct(Err(RpcError::invalid_request(
+            "duplicate active request id",
+        )))
+        .await;
         return;
     }
     let plan = work::plan(id, method, params, &running.context.guest, setup);
     let (work, kind, active_parent) = match plan {
         None => {
-            session.answer(id, Err(work::unknown_method(method))).await;
+            direct(Err(work::unknown_method(method))).await;
             return;
         }
         Some(Plan::Answer(answer)) => {
-            session.answer(id, answer).await;
+            direct(answer).await;
             return;
         }
         Some(Plan::Run {
@@ -452,18 +452,14 @@ async fn handle_request(
     let request = match session.admit(id, kind, active_parent, Instant::now() + limit) {
         Ok(request) => request,
         Err(Refusal::Duplicate) => {
-            session
-                .answer(
-                    id,
-                    Err(RpcError::invalid_request("duplicate active request id")),
-                )
-                .await;
+            direct(Err(RpcError::invalid_request(
+                "duplicate active request id",
+            )))
+            .await;
             return;
         }
         Err(Refusal::QueueFull) => {
-            session
-                .answer(id, Err(RpcError::server("extension request queue is full")))
-                .await;
+            direct(Err(RpcError::server("extension request queue is full"))).await;
             return;
         }
     };

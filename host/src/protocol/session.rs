@@ -255,6 +255,22 @@ impl Session {
         true
     }
 
+    /// Answers a request the guest never sees (refusals, unknown methods,
+    /// bad params, defaults), with its usage receipt when receipts are on.
+    pub async fn answer_direct(
+        &self,
+        id: u64,
+        method: &str,
+        bytes_in: usize,
+        outcome: Result<Value, RpcError>,
+    ) {
+        let receipt = crate::receipts::direct(id, method, bytes_in, &outcome);
+        let bytes = self.answer(id, outcome).await;
+        if let Some(receipt) = receipt {
+            receipt.written(bytes);
+        }
+    }
+
     /// Answers an id that was never admitted (refusals, bad params).
     /// Returns the bytes of the frame written (0 when none was).
     pub async fn answer(&self, id: u64, outcome: Result<Value, RpcError>) -> usize {

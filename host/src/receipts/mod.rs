@@ -1,7 +1,7 @@
 //! Usage receipts: what each request cost, for the user who runs the
 //! extension.
 //!
-//! For every request the guest was asked to serve, one JSON line records
+//! For every request after `initialize`, one JSON line records
 //! its method (and declared tool name), the wall time from admission to
 //! the answer, the CPU time spent polling the guest call, the fuel it used
 //! (when fuel is metered), the instance's linear memory (the peak: a wasm
@@ -210,21 +210,81 @@ pub fn ending(request: &RequestState, answer: &Result<Value, RpcError>) -> Optio
     } else if request.cancel.is_cancelled() {
         Outcome::Cancelled
     } else {
-        match answer {
-            Ok(value) if value.get("is_error") == Some(&Value::Bool(true)) => Outcome::ToolError,
-            Ok(_) => Outcome::Result,
-            Err(error) => Outcome::Error(error.code),
-        }
+        outcome_of(answer)
     })
+}
+
+/// How an answer reads as an outcome.
+fn outcome_of(answer: &Result<Value, RpcError>) -> Outcome {
+    match answer {
+        Ok(value) if value.get("is_error") == Some(&Value::Bool(true)) => Outcome::ToolError,
+        Ok(_) => Outcome::Result,
+        Err(error) => Outcome::Error(error.code),
+    }
+}
+
+/// A request the shim answers itself, never running the guest (a refusal,
+/// an unknown method, bad params, a default for what the guest does not
+/// handle), while its answer is written.
+pub struct Direct {
+    id: u64,
+    method: String,
+    started: Instant,
+    at_ms: u64,
+    bytes_in: usize,
+    outcome: Outcome,
+}
+
+/// Starts the receipt of a request answered without the guest; `None`
+/// when receipts are off.
+pub fn direct(
+    id: u64,
+    method: &str,
+    bytes_in: usize,
+    answer: &Result<Value, RpcError>,
+) -> Option<Direct> {
+    ACTIVE.get()?;
+    Some(Direct {
+        id,
+        // The host's method name, possibly one the shim does not know.
+        method: bounded(method, MAX_TOOL_NAME).to_owned(),
+        started: Instant::now(),
+        at_ms: record::unix_ms(),
+        bytes_in,
+        outcome: outcome_of(answer),
+    })
+}
+
+impl Direct {
+    /// The answer was written (`bytes_out` bytes; 0: it could not be).
+    pub fn written(self, bytes_out: usize) {
+        write(record::Request {
+            kind: record::REQUEST.to_owned(),
+            id: self.id,
+            method: self.method,
+            tool: None,
+            at_ms: self.at_ms,
+            wall_us: micros(self.started.elapsed().as_nanos()),
+            cpu_us: 0,
+            fuel: None,
+            memory_bytes: None,
+            bytes_in: self.bytes_in as u64,
+            bytes_out: bytes_out as u64,
+            outcome: self.outcome.name().to_owned(),
+            code: self.outcome.code(),
+            fault: None,
+            by_shim: true,
+        });
+    }
 }
 
 /// Writes the receipt of `request`, answered with a frame of `bytes_out`
 /// bytes and ended as `outcome`.
 pub fn settled(request: &RequestState, outcome: Outcome, bytes_out: usize) {
-    let (Some(pending), Some(active)) = (pending(request), ACTIVE.get()) else {
+    let Some(pending) = pending(request) else {
         return;
     };
-    let entry = record::Request {
+    write(record::Request {
         kind: record::REQUEST.to_owned(),
         id: request.id,
         method: pending.method.clone(),
@@ -242,7 +302,12 @@ pub fn settled(request: &RequestState, outcome: Outcome, bytes_out: usize) {
         outcome: outcome.name().to_owned(),
         code: outcome.code(),
         fault: pending.fault.get().map(|name| (*name).to_owned()),
-    };
+        by_shim: false,
+    });
+}
+
+fn write(entry: record::Request) {
+    let Some(active) = ACTIVE.get() else { return };
     let line = entry.to_line();
     let mut state = active.state.lock().unwrap_or_else(|e| e.into_inner());
     state.totals.add(&entry);

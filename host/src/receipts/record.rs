@@ -102,6 +102,10 @@ pub struct Request {
     /// The fault's kind, for `trap` ([`fault_name`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<String>,
+    /// The shim answered without running the guest (a refusal, an unknown
+    /// method, bad params, a default for what the guest does not handle).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_shim: bool,
 }
 
 impl Request {
@@ -201,6 +205,7 @@ mod tests {
             outcome: outcome.name().into(),
             code: outcome.code(),
             fault: None,
+            by_shim: false,
         }
     }
 
@@ -209,6 +214,7 @@ mod tests {
         let record = sample(Outcome::Result);
         let line = record.to_line();
         assert!(!line.contains("code") && !line.contains("fault"), "{line}");
+        assert!(!line.contains("by_shim"), "{line}");
         assert!(line.contains(r#""fuel":null"#), "{line}");
         assert_eq!(serde_json::from_str::<Request>(&line).unwrap(), record);
         let error = sample(Outcome::Error(-32602)).to_line();

@@ -295,6 +295,7 @@ mod tests {
             outcome: outcome.into(),
             code: (outcome == "error").then_some(-32603),
             fault: None,
+            by_shim: false,
         }
         .to_line()
     }
