@@ -677,3 +677,30 @@ fn the_receipts_command_refuses_to_run_under_octet() {
         "{err}"
     );
 }
+
+#[test]
+fn inspect_says_whether_receipts_are_on() {
+    let (code, out, err) = {
+        let output = std::process::Command::new(shim_binary())
+            .args([
+                "inspect",
+                &crate::support::component("probe").to_string_lossy(),
+            ])
+            .output()
+            .expect("run octet-wasm inspect");
+        (
+            output.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    assert_eq!(code, 0, "{out}{err}");
+    // Without a policy (the unignored tests never write one) they are off,
+    // and the report says how the user turns them on.
+    if octet_wasm::policy::path().is_some_and(|path| !path.exists()) {
+        assert!(
+            out.contains("  receipts   off (the user turns them on with `receipts = true` in ~/.config/octet-wasm/policy.toml)"),
+            "{out}"
+        );
+    }
+}
