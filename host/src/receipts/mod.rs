@@ -58,6 +58,9 @@ struct Active {
 struct State {
     writer: writer::Writer,
     totals: Totals,
+    /// The summary is written: the file is complete, nothing follows it
+    /// (a pool thread may still settle a request as the process exits).
+    closed: bool,
 }
 
 /// `run` calls this when the user's policy says `receipts = true` for
@@ -86,6 +89,7 @@ pub fn start(sandbox: &Sandbox) {
                 state: Mutex::new(State {
                     writer,
                     totals: Totals::default(),
+                    closed: false,
                 }),
                 started: Instant::now(),
             };
@@ -102,7 +106,11 @@ pub fn start(sandbox: &Sandbox) {
 pub fn finish() {
     let Some(active) = ACTIVE.get() else { return };
     let mut state = active.state.lock().unwrap_or_else(|e| e.into_inner());
-    let State { writer, totals } = &mut *state;
+    if state.closed {
+        return;
+    }
+    state.closed = true;
+    let State { writer, totals, .. } = &mut *state;
     let line = record::summary_line(
         WANTED.get().map_or("", String::as_str),
         totals,
@@ -310,6 +318,9 @@ fn write(entry: record::Request) {
     let Some(active) = ACTIVE.get() else { return };
     let line = entry.to_line();
     let mut state = active.state.lock().unwrap_or_else(|e| e.into_inner());
+    if state.closed {
+        return;
+    }
     state.totals.add(&entry);
     state.writer.line(&line);
 }
