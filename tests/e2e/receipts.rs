@@ -482,6 +482,56 @@ fn receipts_are_refused_when_the_guest_could_reach_them_and_the_extension_is_ser
 
 #[test]
 #[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+fn receipts_are_refused_when_the_workspace_holds_them() {
+    let name = unique_name("workspace");
+    let _cleanup = Cleanup(name.clone());
+    // A workspace that holds the receipts directory but not the compiled
+    // cache (whose key a grant of the whole home would rotate).
+    let state = receipts_dir()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_owned();
+    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+        .create(&state)
+        .unwrap();
+    let mut manifest = probe_named(&name);
+    manifest.filesystem = "workspace".into();
+    let file = PolicyFile::set(Some(&only_for(&name)));
+    let mut shim = Shim::probe_with_env(manifest, &[], &[]);
+    let params =
+        octet_wasm::hostsim::InitializeParams::new(&shim.manifest, &shim.manifest_path, &state)
+            .max_concurrent_requests(1)
+            .to_json();
+    expect_result(&shim.initialize_with(params));
+    drop(file);
+    let warning = shim
+        .stderr()
+        .wait_for_message(
+            LOG_TIMEOUT,
+            "usage receipts not written; the extension is served as usual",
+        )
+        .unwrap_or_else(|| panic!("no refusal; stderr:\n{}", stderr_text(&shim)));
+    let reason = warning
+        .field("reason")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        reason.contains(&format!("the guest is granted {}", state.display())),
+        "{reason}"
+    );
+    assert_eq!(
+        tool_ok(&shim.tool("echo", json!({"text": "hi"})), "echo"),
+        "hi"
+    );
+    shim.shutdown();
+    assert_eq!(files_of(&name), Vec::<PathBuf>::new());
+}
+
+#[test]
+#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
 fn a_link_planted_at_the_receipts_path_is_not_followed() {
     let name = unique_name("link");
     let _cleanup = Cleanup(name.clone());
