@@ -10,9 +10,15 @@
 //!   warning and the tool works as before.
 //! - `examples/cache-warming/{js,c}`: octet's cache-warming example, the
 //!   Rust port's transcript byte for byte (docs/api-0.4.md#v04-hook-results).
+//! - the JavaScript SDK's composition test guest
+//!   (`guest-sdk/js/test/guest/compose`, docs/api-0.4.md#v04-composition):
+//!   context, call and store as octet sees them, refused from a command.
 
-use crate::support::{LOG_TIMEOUT, Shim, expect_result, repo_root, stderr_text, tool_text};
-use octet_wasm::hostsim::{ApiVersion, ManifestSpec};
+use crate::support::{
+    LOG_TIMEOUT, REQUEST_TIMEOUT, Shim, component, expect_error, expect_result, repo_root,
+    stderr_text, tool_text,
+};
+use octet_wasm::hostsim::{ApiVersion, ChildId, FrameKind, ManifestSpec};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::Command;
@@ -251,4 +257,84 @@ fn cache_warming_stops_expensive_warming_in_js_and_c() {
         }
         shim.shutdown();
     }
+}
+
+// ----- composition (JavaScript) ------------------------------------------
+
+fn compose_guest() -> Shim {
+    let wasm = component("js/compose");
+    let manifest = ManifestSpec::new("compose", ApiVersion::V0_4)
+        .description("The JavaScript SDK's composition test guest")
+        .tools(&["compose"])
+        .commands(&["compose"]);
+    Shim::start(
+        wasm.parent().expect("a directory"),
+        "compose.wasm",
+        manifest,
+    )
+}
+
+/// The next child request: its id, method and params.
+fn child(shim: &mut Shim) -> (ChildId, String, Value) {
+    let frame = shim.recv(REQUEST_TIMEOUT).expect("a child request");
+    match frame.kind {
+        FrameKind::Request { id, method, params } => (id, method, params),
+        _ => panic!("expected a child request, got {}", frame.raw),
+    }
+}
+
+#[test]
+fn js_composition_reaches_octet_under_the_tool_call() {
+    let mut shim = compose_guest();
+    let result = shim.initialize();
+    assert!(
+        result["protocol"]["features"]
+            .as_array()
+            .is_some_and(|f| f.contains(&json!("tool_composition_v1"))),
+        "{result}"
+    );
+    let id = shim.send_tool("compose", json!({"path": "a.txt"}));
+    let (child_id, method, params) = child(&mut shim);
+    assert_eq!(
+        (method.as_str(), &params),
+        ("composition/context", &json!({"parent_request_id": id}))
+    );
+    shim.respond(
+        &child_id,
+        json!({"tools": [{"name": "read", "description": "Read", "parameters": {"type": "object"}}], "store": {"seen": 1, "stale": 2}, "limits": {"timeout_ms": 30000, "max_calls": 256}}),
+    )
+    .unwrap();
+    let (child_id, method, params) = child(&mut shim);
+    assert_eq!(
+        (method.as_str(), &params),
+        (
+            "composition/call",
+            &json!({"parent_request_id": id, "name": "read", "arguments": {"path": "a.txt"}})
+        )
+    );
+    shim.respond(&child_id, json!({"value": {"text": "hello"}}))
+        .unwrap();
+    let (child_id, method, params) = child(&mut shim);
+    assert_eq!(
+        (method.as_str(), &params),
+        (
+            "composition/store",
+            &json!({"parent_request_id": id, "set": {"last": "a.txt", "count": 2}, "delete": ["stale"]})
+        )
+    );
+    shim.respond(&child_id, json!({})).unwrap();
+    let text = tool_text(&shim.reply(id));
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap(),
+        json!({"tools": ["read"], "maxCalls": 256, "value": {"text": "hello"}})
+    );
+    // Only a model tool call may compose: from a command nothing is sent.
+    let context = shim.context();
+    let reply = shim.call(
+        "command/execute",
+        json!({"name": "compose", "arguments": [], "context": context}),
+    );
+    assert!(reply.before.is_empty(), "nothing sent from a command");
+    assert_eq!(expect_error(&reply).code, -32602, "{}", reply.frame.raw);
+    shim.shutdown();
 }

@@ -125,6 +125,13 @@ export function explainFailure(error, { entry, moduleRoot, imports = [] }) {
   const [, specifier, from] = match;
   if (validInterface(specifier) || /^[a-z][a-z0-9-]*:/.test(specifier)) {
     const world = ["octet:extension", ...DEFAULT_IMPORTS, ...imports].join(", ");
+    if (/^octet:extension\/composition(@|$)/.test(specifier)) {
+      return (
+        `${from} imports "${specifier}" (tool composition, octet-guest/composition), which only ` +
+        `octet:extension@0.4.0 has: set api_version = "0.4" in extension.toml ` +
+        `(a 0.1 or 0.2 manifest builds against 0.2.0).`
+      );
+    }
     if (specifier.startsWith("octet:")) {
       return (
         `${from} imports "${specifier}", which is not an interface of the octet WIT this build uses ` +

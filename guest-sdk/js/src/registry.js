@@ -236,6 +236,14 @@ export class Extension {
   }
 
   /**
+   * Declares `tool_composition_v1` (API 0.4), needed by the functions of
+   * "octet-guest/composition".
+   */
+  usesComposition() {
+    return this.usesFeature("tool_composition_v1");
+  }
+
+  /**
    * The object to export as the component's `guest` interface:
    * `export const guest = ext.exports();`. One extension per component.
    */

@@ -106,3 +106,18 @@ test("a bound broken at registration fails the build naming the tool", () => {
   assert.equal(run.status, 1);
   assert.match(run.stderr, /tool p has 17 prompt guidelines; the limit is 16/);
 });
+
+test("composition in a 0.2 build fails naming the fix", () => {
+  const run = buildWith(
+    'api_version = "0.2"\n',
+    `
+import * as composition from "../../../composition.js";
+import { Extension } from "../../../index.js";
+const ext = new Extension("c");
+ext.tool({ name: "c", description: "C" }, () => JSON.stringify(composition.context()));
+export const guest = ext.exports();
+`,
+  );
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /imports "octet:extension\/composition" \(tool composition, octet-guest\/composition\), which only octet:extension@0\.4\.0 has: set api_version = "0\.4"/);
+});
