@@ -539,6 +539,44 @@ int octet_agents_list_models(const char *query, uint32_t limit, char **result_js
 bool octet_agents_is_active(const char *state);
 
 /* ------------------------------------------------------------------ */
+/* Tool composition (API 0.4)                                           */
+/* ------------------------------------------------------------------ */
+
+/* From inside a model tool call (declare octet_uses_composition), call the
+ * session's other tools through octet and commit the composition store.
+ * Values are JSON text as octet has them; results are malloc'd. The shim
+ * refuses composition from any other handler, enforces octet's bounds
+ * (256 calls per tool call, arguments of 128 KiB, one store commit, 4
+ * calls in flight) and reads octet's sidecar files for large values. Needs
+ * a build for an API 0.4 manifest: in a 0.2.0 build each call fails with
+ * the fix. */
+void octet_uses_composition(octet_ext *ext); /* tool_composition_v1 */
+/* {"tools": [...], "store": {...}, "limits": {"timeout_ms", "max_calls"}}. */
+int octet_composition_context(char **context_json);
+/* Runs tool `name` with the arguments (a JSON object; NULL: {}); the value,
+ * or with _outcome the whole outcome (content, is_error, value). */
+int octet_composition_call(const char *name, const char *arguments_json, char **value_json);
+int octet_composition_call_outcome(const char *name, const char *arguments_json,
+                                   char **outcome_json);
+/* Sets keys[i] to values_json[i] and deletes delete_keys, as the one commit
+ * of this tool call. */
+int octet_composition_store(const char *const *keys, const char *const *values_json,
+                            size_t n_set, const char *const *delete_keys, size_t n_delete);
+/* A call whose partial results arrive as it runs (`updates: true`):
+ * octet_streaming_call_next waits for the next one (false once none will
+ * come), then octet_streaming_call_finish gives the final value. finish and
+ * abandon both end the call and free it. */
+typedef struct octet_streaming_call octet_streaming_call;
+int octet_composition_call_streaming(const char *name, const char *arguments_json,
+                                     octet_streaming_call **call);
+int octet_composition_call_outcome_streaming(const char *name, const char *arguments_json,
+                                             octet_streaming_call **call);
+bool octet_streaming_call_next(octet_streaming_call *call, uint64_t *sequence,
+                               char **result_json);
+int octet_streaming_call_finish(octet_streaming_call *call, char **value_json);
+void octet_streaming_call_abandon(octet_streaming_call *call);
+
+/* ------------------------------------------------------------------ */
 /* Strings and JSON                                                     */
 /* ------------------------------------------------------------------ */
 

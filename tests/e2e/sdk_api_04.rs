@@ -10,15 +10,15 @@
 //!   warning and the tool works as before.
 //! - `examples/cache-warming/{js,c}`: octet's cache-warming example, the
 //!   Rust port's transcript byte for byte (docs/api-0.4.md#v04-hook-results).
-//! - the JavaScript SDK's composition test guest
-//!   (`guest-sdk/js/test/guest/compose`, docs/api-0.4.md#v04-composition):
-//!   context, call and store as octet sees them, refused from a command.
+//! - the SDKs' composition test guests (`guest-sdk/js/test/guest/compose`,
+//!   `guest-sdk/c/tests/compose`, docs/api-0.4.md#v04-composition): context,
+//!   call and store as octet sees them, refused from a command.
 
 use crate::support::{
     LOG_TIMEOUT, REQUEST_TIMEOUT, Shim, component, expect_error, expect_result, repo_root,
     stderr_text, tool_text,
 };
-use octet_wasm::hostsim::{ApiVersion, ChildId, FrameKind, ManifestSpec};
+use octet_wasm::hostsim::{ApiVersion, ChildId, CompositionCall, FrameKind, ManifestSpec};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::Command;
@@ -259,13 +259,13 @@ fn cache_warming_stops_expensive_warming_in_js_and_c() {
     }
 }
 
-// ----- composition (JavaScript) ------------------------------------------
+// ----- composition --------------------------------------------------------
 
-fn compose_guest() -> Shim {
-    let wasm = component("js/compose");
+fn compose_guest(lang: &str) -> Shim {
+    let wasm = component(&format!("{lang}/compose"));
     let manifest = ManifestSpec::new("compose", ApiVersion::V0_4)
-        .description("The JavaScript SDK's composition test guest")
-        .tools(&["compose"])
+        .description("The SDK's composition test guest")
+        .tools(&["compose", "stream"])
         .commands(&["compose"]);
     Shim::start(
         wasm.parent().expect("a directory"),
@@ -284,57 +284,99 @@ fn child(shim: &mut Shim) -> (ChildId, String, Value) {
 }
 
 #[test]
-fn js_composition_reaches_octet_under_the_tool_call() {
-    let mut shim = compose_guest();
-    let result = shim.initialize();
-    assert!(
-        result["protocol"]["features"]
-            .as_array()
-            .is_some_and(|f| f.contains(&json!("tool_composition_v1"))),
-        "{result}"
-    );
-    let id = shim.send_tool("compose", json!({"path": "a.txt"}));
-    let (child_id, method, params) = child(&mut shim);
-    assert_eq!(
-        (method.as_str(), &params),
-        ("composition/context", &json!({"parent_request_id": id}))
-    );
-    shim.respond(
-        &child_id,
-        json!({"tools": [{"name": "read", "description": "Read", "parameters": {"type": "object"}}], "store": {"seen": 1, "stale": 2}, "limits": {"timeout_ms": 30000, "max_calls": 256}}),
-    )
-    .unwrap();
-    let (child_id, method, params) = child(&mut shim);
-    assert_eq!(
-        (method.as_str(), &params),
-        (
-            "composition/call",
-            &json!({"parent_request_id": id, "name": "read", "arguments": {"path": "a.txt"}})
+fn composition_reaches_octet_under_the_tool_call_in_js_and_c() {
+    for lang in LANGS {
+        let mut shim = compose_guest(lang);
+        let result = shim.initialize();
+        assert!(
+            result["protocol"]["features"]
+                .as_array()
+                .is_some_and(|f| f.contains(&json!("tool_composition_v1"))),
+            "{lang}: {result}"
+        );
+        let id = shim.send_tool("compose", json!({"path": "a.txt"}));
+        let (child_id, method, params) = child(&mut shim);
+        assert_eq!(
+            (method.as_str(), &params),
+            ("composition/context", &json!({"parent_request_id": id})),
+            "{lang}"
+        );
+        shim.respond(
+            &child_id,
+            json!({"tools": [{"name": "read", "description": "Read", "parameters": {"type": "object"}}], "store": {"seen": 1, "stale": 2}, "limits": {"timeout_ms": 30000, "max_calls": 256}}),
         )
-    );
-    shim.respond(&child_id, json!({"value": {"text": "hello"}}))
         .unwrap();
-    let (child_id, method, params) = child(&mut shim);
-    assert_eq!(
-        (method.as_str(), &params),
-        (
-            "composition/store",
-            &json!({"parent_request_id": id, "set": {"last": "a.txt", "count": 2}, "delete": ["stale"]})
+        let (child_id, method, params) = child(&mut shim);
+        assert_eq!(
+            (method.as_str(), &params),
+            (
+                "composition/call",
+                &json!({"parent_request_id": id, "name": "read", "arguments": {"path": "a.txt"}})
+            ),
+            "{lang}"
+        );
+        shim.respond(&child_id, json!({"value": {"text": "hello"}}))
+            .unwrap();
+        let (child_id, method, params) = child(&mut shim);
+        assert_eq!(
+            (method.as_str(), &params),
+            (
+                "composition/store",
+                &json!({"parent_request_id": id, "set": {"last": "a.txt", "count": 256}, "delete": ["stale"]})
+            ),
+            "{lang}"
+        );
+        shim.respond(&child_id, json!({})).unwrap();
+        let text: Value = serde_json::from_str(&tool_text(&shim.reply(id))).expect("JSON text");
+        let expected = if lang == "js" {
+            json!({"tools": ["read"], "maxCalls": 256, "value": {"text": "hello"}})
+        } else {
+            json!({"text": "hello"})
+        };
+        assert_eq!(text, expected, "{lang}");
+        // Only a model tool call may compose: from a command nothing is sent.
+        let context = shim.context();
+        let reply = shim.call(
+            "command/execute",
+            json!({"name": "compose", "arguments": [], "context": context}),
+        );
+        assert!(
+            reply.before.is_empty(),
+            "{lang}: nothing sent from a command"
+        );
+        assert_eq!(
+            expect_error(&reply).code,
+            -32602,
+            "{lang}: {}",
+            reply.frame.raw
+        );
+        shim.shutdown();
+    }
+}
+
+#[test]
+fn a_streaming_composition_call_yields_updates_then_its_value_in_js_and_c() {
+    for lang in LANGS {
+        let mut shim = compose_guest(lang);
+        shim.initialize();
+        let id = shim.send_tool("stream", json!({}));
+        let frame = shim.recv(REQUEST_TIMEOUT).expect("a child request");
+        let call = CompositionCall::from_frame(&frame).expect("a composition/call");
+        assert!(call.updates, "{lang}: asked for updates: {}", frame.raw);
+        shim.serve_composition_call(
+            &call,
+            &[json!({"line": "a.rs:1"}), json!({"line": "b.rs:7"})],
+            json!({"matches": 2}),
         )
-    );
-    shim.respond(&child_id, json!({})).unwrap();
-    let text = tool_text(&shim.reply(id));
-    assert_eq!(
-        serde_json::from_str::<Value>(&text).unwrap(),
-        json!({"tools": ["read"], "maxCalls": 256, "value": {"text": "hello"}})
-    );
-    // Only a model tool call may compose: from a command nothing is sent.
-    let context = shim.context();
-    let reply = shim.call(
-        "command/execute",
-        json!({"name": "compose", "arguments": [], "context": context}),
-    );
-    assert!(reply.before.is_empty(), "nothing sent from a command");
-    assert_eq!(expect_error(&reply).code, -32602, "{}", reply.frame.raw);
-    shim.shutdown();
+        .unwrap();
+        let reply = shim.reply(id);
+        assert!(reply.before.is_empty(), "{lang}");
+        let text: Value = serde_json::from_str(&tool_text(&reply)).expect("JSON text");
+        assert_eq!(
+            text,
+            json!({"updates": [[1, {"line": "a.rs:1"}], [2, {"line": "b.rs:7"}]], "value": {"matches": 2}}),
+            "{lang}"
+        );
+        shim.shutdown();
+    }
 }

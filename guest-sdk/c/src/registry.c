@@ -180,6 +180,7 @@ void octet_uses_approvals(octet_ext *e)
     octet_uses_feature(e, "approvals");
 }
 void octet_uses_agents(octet_ext *e) { octet_uses_feature(e, "agent_sessions"); }
+void octet_uses_composition(octet_ext *e) { octet_uses_feature(e, "tool_composition_v1"); }
 void octet_uses_agent_model_selection(octet_ext *e)
 {
     octet_uses_agents(e);
