@@ -10,9 +10,10 @@
 //! reaches the guest unchanged; a malformed answer is a failure naming the
 //! method.
 
-use super::services::active_parent;
+use super::imports::gate::{self, active_parent, bound, refused};
 use super::session::{RequestState, Session};
 use crate::runtime::types::*;
+use crate::wire::error_code::ErrorCode;
 use serde_json::{Map, Value, json};
 use std::ops::RangeInclusive;
 use std::sync::Arc;
@@ -46,18 +47,6 @@ pub const MAX_MODEL_FIELD: usize = 256;
 pub const MAX_MODEL_QUERY: usize = 128;
 /// `agent/models` `limit` (docs/services.md#agent-models).
 pub const MODELS_LIMIT: RangeInclusive<u32> = 1..=100;
-
-fn bound(message: impl Into<String>) -> GuestError {
-    GuestError::InvalidParams(message.into())
-}
-
-fn refused(code: i32, message: impl Into<String>) -> GuestError {
-    GuestError::Rpc(RpcError {
-        code,
-        message: message.into(),
-        data: None,
-    })
-}
 
 fn check_name(what: &str, name: &str) -> Result<(), GuestError> {
     let ok = (1..=MAX_TASK_NAME).contains(&name.chars().count())
@@ -222,7 +211,7 @@ pub fn spawn_params(
     if let Some(selection) = &policy.model_selection {
         if !model_selection {
             return Err(refused(
-                -32601,
+                ErrorCode::MethodNotFound,
                 "model selection needs the negotiated `agent_model_selection_v1` feature (declare it in the guest's features; the host must offer it)",
             ));
         }
@@ -353,7 +342,7 @@ impl Session {
         self.children
             .call(self.writer(), true, method, params, &parent.cancel)
             .await
-            .map_err(|error| Self::service_child_error(method, error))
+            .map_err(|error| gate::child_error(method, error))
     }
 
     fn agents_gate(
@@ -361,7 +350,7 @@ impl Session {
         scope: Option<Arc<RequestState>>,
         what: &str,
     ) -> Result<Arc<RequestState>, GuestError> {
-        self.service_gate("agent_sessions", what)?;
+        gate::feature(self, "agent_sessions", what)?;
         active_parent(scope, what)
     }
 
@@ -523,8 +512,8 @@ impl Session {
         query: Option<String>,
         limit: Option<u32>,
     ) -> Result<ModelList, GuestError> {
-        self.service_gate("agent_sessions", "agents.list-models")?;
-        self.service_gate("agent_model_selection_v1", "agents.list-models")?;
+        gate::feature(self, "agent_sessions", "agents.list-models")?;
+        gate::feature(self, "agent_model_selection_v1", "agents.list-models")?;
         let parent = active_parent(scope, "agents.list-models")?;
         let mut params = json!({ "parent_request_id": parent.id });
         if let Some(query) = query {

@@ -4,12 +4,13 @@
 //! missing. Nothing refused is ever written to the host.
 
 use super::api_version::ApiVersion;
+use super::imports::{self, gate, gate::refused};
 use super::results;
-use super::reverse::ChildError;
 use super::session::{RequestState, Session};
 use crate::log::Level;
 use crate::runtime::Bridge;
 use crate::runtime::types::*;
+use crate::wire::error_code::ErrorCode;
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -21,29 +22,11 @@ pub const MAX_INPUT_PROMPT: usize = 16 * 1024;
 /// (docs/protocol.md#input-request).
 pub const MAX_INPUT_ANSWER: usize = 256 * 1024;
 
-fn refused(code: i32, message: impl Into<String>) -> GuestError {
-    GuestError::Rpc(RpcError {
-        code,
-        message: message.into(),
-        data: None,
-    })
-}
-
 fn not_found(message: impl Into<String>) -> GuestError {
-    refused(-32601, message)
+    refused(ErrorCode::MethodNotFound, message)
 }
 
 impl Session {
-    fn ready_setup(&self, what: &str) -> Result<&super::session::Setup, GuestError> {
-        match self.setup() {
-            Some(setup) if self.is_ready() => Ok(setup),
-            _ => Err(refused(
-                -32000,
-                format!("{what} is not available before initialize has been answered"),
-            )),
-        }
-    }
-
     async fn send_notification(&self, method: &str, params: Value) -> Result<(), GuestError> {
         self.notify(method, &params)
             .await
@@ -56,7 +39,7 @@ impl Session {
         self.children
             .notices
             .admit(method, scope)
-            .map_err(|message| refused(-32000, message))
+            .map_err(|message| refused(ErrorCode::ServerError, message))
     }
 
     /// A child request on behalf of `scope`'s request.
@@ -67,22 +50,10 @@ impl Session {
         params: Value,
     ) -> Result<Value, GuestError> {
         let text_ids = self.setup().is_some_and(|s| s.api.negotiates());
-        match self
-            .children
+        self.children
             .call(self.writer(), text_ids, method, params, &scope.cancel)
             .await
-        {
-            Ok(value) => Ok(value),
-            Err(ChildError::Cancelled(_)) => Err(GuestError::Cancelled),
-            Err(ChildError::Rpc(error)) => Err(GuestError::Rpc(RpcError {
-                code: i32::try_from(error.code).unwrap_or(-32603),
-                message: error.message,
-                data: error.data.map(|d| d.to_string()),
-            })),
-            Err(ChildError::Refused(reason)) => {
-                Err(GuestError::Failed(format!("{method} not sent: {reason}")))
-            }
-        }
+            .map_err(|error| gate::child_error(method, error))
     }
 
     /// The parent a reverse operation runs under. On API 0.2 it must be a
@@ -97,7 +68,7 @@ impl Session {
             (ApiVersion::V0_1, scope) => Ok(scope),
             (_, Some(scope)) if scope.active_parent => Ok(Some(scope)),
             (_, _) => Err(refused(
-                -32602,
+                ErrorCode::InvalidParams,
                 format!("{what} is only available while serving a tool call or a command"),
             )),
         }
@@ -138,7 +109,7 @@ impl Bridge for Session {
         scope: Option<Self::Scope>,
         notification: Notification,
     ) -> Result<(), GuestError> {
-        let setup = self.ready_setup("notify")?;
+        let setup = gate::ready(self, "notify")?;
         if !setup.contributes.notifications {
             return Err(not_found(
                 "notifications are not declared: add `notifications = true` under [contributes] in extension.toml",
@@ -154,7 +125,7 @@ impl Bridge for Session {
         scope: Option<Self::Scope>,
         request: Confirmation,
     ) -> Result<bool, GuestError> {
-        let setup = self.ready_setup("confirm")?;
+        let setup = gate::ready(self, "confirm")?;
         if !setup.contributes.confirmations {
             return Err(not_found(
                 "confirmations are not declared: add `confirmations = true` under [contributes] in extension.toml",
@@ -194,7 +165,7 @@ impl Bridge for Session {
         prompt: String,
         secret: bool,
     ) -> Result<Option<String>, GuestError> {
-        let setup = self.ready_setup("request-input")?;
+        let setup = gate::ready(self, "request-input")?;
         if setup.api == ApiVersion::V0_1 {
             return Err(not_found("input/request is not available on API 0.1"));
         }
@@ -210,7 +181,10 @@ impl Bridge for Session {
             )));
         }
         let Some(parent) = self.parent(setup.api, scope.as_ref(), "request-input")? else {
-            return Err(refused(-32602, "request-input needs an active request"));
+            return Err(refused(
+                ErrorCode::InvalidParams,
+                "request-input needs an active request",
+            ));
         };
         let params = json!({ "parent_request_id": parent.id, "prompt": prompt, "secret": secret });
         let reply = self.child(parent, "input/request", params).await?;
@@ -236,7 +210,7 @@ impl Bridge for Session {
         scope: Option<Self::Scope>,
         event: ProgressEvent,
     ) -> Result<(), GuestError> {
-        let setup = self.ready_setup("progress")?;
+        let setup = gate::ready(self, "progress")?;
         if !setup.has("request_progress") {
             return Err(not_found(
                 "progress needs API 0.2 with the negotiated `request_progress` feature (declare it in the guest's features)",
@@ -244,7 +218,7 @@ impl Bridge for Session {
         }
         let Some(request) = scope else {
             return Err(refused(
-                -32602,
+                ErrorCode::InvalidParams,
                 "progress is only available while serving a request",
             ));
         };
@@ -307,7 +281,7 @@ impl Bridge for Session {
             return Err(if request.cancel.is_cancelled() {
                 GuestError::Cancelled
             } else {
-                refused(-32000, "request has already settled")
+                refused(ErrorCode::ServerError, "request has already settled")
             });
         }
         match self.notice("$/progress", Some(&request)) {
@@ -322,7 +296,7 @@ impl Bridge for Session {
     }
 
     async fn contribute_context(&self, item: ContextItem) -> Result<(), GuestError> {
-        let setup = self.ready_setup("contribute-context")?;
+        let setup = gate::ready(self, "contribute-context")?;
         if !setup.contributes.context {
             return Err(not_found(
                 "context is not declared: add `context = true` under [contributes] in extension.toml",
@@ -334,7 +308,7 @@ impl Bridge for Session {
     }
 
     async fn contribute_status(&self, item: StatusItem) -> Result<(), GuestError> {
-        let setup = self.ready_setup("contribute-status")?;
+        let setup = gate::ready(self, "contribute-status")?;
         if !setup.contributes.declares_surface(&item.surface) {
             return Err(not_found(format!(
                 "status surface {:?} is not declared: add it to `ui` under [contributes] in extension.toml",
@@ -352,18 +326,18 @@ impl Bridge for Session {
         mime_type: String,
         data: Vec<u8>,
     ) -> Result<String, GuestError> {
-        self.publish_artifact_for(scope, mime_type, data).await
+        imports::artifacts::publish(self, scope, mime_type, data).await
     }
 
     async fn register_tools(
         &self,
         tools: Vec<ToolDefinition>,
     ) -> Result<CatalogUpdate, GuestError> {
-        self.register_tools_for(tools).await
+        imports::tools_catalog::register(self, tools).await
     }
 
     async fn unregister_tools(&self, names: Vec<String>) -> Result<CatalogUpdate, GuestError> {
-        self.unregister_tools_for(names).await
+        imports::tools_catalog::unregister(self, names).await
     }
 
     async fn get_secret(
@@ -371,7 +345,7 @@ impl Bridge for Session {
         scope: Option<Self::Scope>,
         name: String,
     ) -> Result<String, GuestError> {
-        self.get_secret_for(scope, name).await
+        imports::secrets::get(self, scope, name).await
     }
 
     async fn evaluate_policy(
@@ -380,8 +354,7 @@ impl Bridge for Session {
         intent: Intent,
         approval_token: Option<String>,
     ) -> Result<Verdict, GuestError> {
-        self.evaluate_policy_for(scope, intent, approval_token)
-            .await
+        imports::policy::evaluate(self, scope, intent, approval_token).await
     }
 
     async fn update_presentation(
@@ -391,7 +364,7 @@ impl Bridge for Session {
         owner: Option<ResourceOwner>,
     ) -> Result<(), GuestError> {
         self.notice("presentation/update", scope.as_ref())?;
-        self.update_presentation_for(scope, snapshot, owner).await
+        imports::presentation::update(self, scope, snapshot, owner).await
     }
 
     async fn spawn_agent(
@@ -488,7 +461,7 @@ impl Bridge for Session {
     }
 
     fn current_catalog(&self) -> CatalogUpdate {
-        self.current_catalog_update()
+        imports::tools_catalog::current(self)
     }
 }
 

@@ -206,7 +206,7 @@ impl Session {
         scope: Option<Arc<RequestState>>,
         what: &str,
     ) -> Result<Arc<RequestState>, GuestError> {
-        self.service_gate(FEATURE, what)?;
+        super::imports::gate::feature(self, FEATURE, what)?;
         scope
             .filter(|parent| parent.kind == Kind::Tool)
             .ok_or_else(|| {
@@ -240,7 +240,7 @@ impl Session {
             .children
             .call_with(self.writer(), true, method, params, cancel, issued)
             .await
-            .map_err(|error| Self::service_child_error(method, error))?;
+            .map_err(|error| super::imports::gate::child_error(method, error))?;
         match reply {
             Value::Object(map) => Ok(map),
             other => Err(invalid(method, format!("expected an object, got {other}"))),

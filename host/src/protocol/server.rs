@@ -378,8 +378,8 @@ async fn initialize(
     session.services.configure(&offer.capabilities);
     let dynamic = session.services.tools.clone();
     if offer.api.negotiates() {
-        let initial =
-            super::services::Snapshot::build(description.tools.clone()).map_err(|err| {
+        let initial = super::imports::catalogs::Snapshot::build(description.tools.clone())
+            .map_err(|err| {
                 RpcError::internal(format!("the extension's description is invalid: {err}"))
             })?;
         dynamic.reset(initial);

@@ -105,7 +105,7 @@ pub struct Session {
     changes: tokio::sync::watch::Sender<u64>,
     pub(super) children: Children,
     /// API 0.2 host services (artifact budget, tool catalogs).
-    pub(super) services: super::services::Services,
+    pub(super) services: super::imports::state::Services,
 }
 
 /// Why a request was not admitted.
@@ -124,7 +124,7 @@ impl Session {
             lifecycle_units: AtomicUsize::new(0),
             changes: tokio::sync::watch::Sender::new(0),
             children: Children::new(),
-            services: super::services::Services::default(),
+            services: super::imports::state::Services::default(),
         }
     }
 

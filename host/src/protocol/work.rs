@@ -76,7 +76,7 @@ pub struct Guest {
     pub description: Description,
     pub catalog: Catalog,
     /// The revisioned catalogs of `dynamic_tools` (shared with the session).
-    pub dynamic: std::sync::Arc<super::services::ToolCatalogs>,
+    pub dynamic: std::sync::Arc<super::imports::catalogs::ToolCatalogs>,
 }
 
 /// The SDK's answer to a method it does not dispatch (`menu/collect`
@@ -157,12 +157,12 @@ fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Pl
     if setup.has("dynamic_tools") {
         match guest.dynamic.resolve(catalog_revision, name) {
             Ok(_) => {}
-            Err(super::services::Unresolved::Revision(revision)) => {
+            Err(super::imports::catalogs::Unresolved::Revision(revision)) => {
                 return Err(RpcError::invalid_params(format!(
                     "unknown or retired tool catalog revision: {revision}"
                 )));
             }
-            Err(super::services::Unresolved::Tool) => {
+            Err(super::imports::catalogs::Unresolved::Tool) => {
                 return Err(RpcError::method_not_found(format!("unknown tool: {name}")));
             }
         }

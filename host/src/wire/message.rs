@@ -6,17 +6,20 @@
 //! string as fatal (docs/protocol.md#fatal), so the generic JSON-RPC habit of
 //! answering unparseable input with `id: null` would kill the extension.
 
+pub use super::error_code::ErrorCode;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// JSON-RPC error codes used on this wire (docs/protocol.md#error-codes).
+/// JSON-RPC error codes used on this wire (docs/protocol.md#error-codes),
+/// as numbers for `RpcError::code`; [`ErrorCode`] names them.
 pub mod code {
-    pub const INVALID_REQUEST: i64 = -32600;
-    pub const METHOD_NOT_FOUND: i64 = -32601;
-    pub const INVALID_PARAMS: i64 = -32602;
-    pub const INTERNAL_ERROR: i64 = -32603;
-    pub const REQUEST_CANCELLED: i64 = -32800;
-    pub const SERVER_ERROR: i64 = -32000;
+    use super::ErrorCode;
+    pub const INVALID_REQUEST: i64 = ErrorCode::InvalidRequest.code();
+    pub const METHOD_NOT_FOUND: i64 = ErrorCode::MethodNotFound.code();
+    pub const INVALID_PARAMS: i64 = ErrorCode::InvalidParams.code();
+    pub const INTERNAL_ERROR: i64 = ErrorCode::InternalError.code();
+    pub const REQUEST_CANCELLED: i64 = ErrorCode::RequestCancelled.code();
+    pub const SERVER_ERROR: i64 = ErrorCode::ServerError.code();
 }
 
 /// Error messages are capped like the Rust SDK's (docs/protocol.md#error-codes).

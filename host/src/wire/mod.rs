@@ -6,6 +6,7 @@
 //! stdin and stdout (a reader task on non-blocking stdin, and a writer that
 //! writes each frame under a lock in the task that produced it).
 
+pub mod error_code;
 pub mod frame;
 pub mod guard;
 pub mod message;

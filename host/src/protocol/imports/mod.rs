@@ -1,0 +1,16 @@
+//! The guest's service imports (docs/services.md), one module per WIT
+//! interface: each owns its gate, its bounds and its wire shape, and checks
+//! all of them before a frame is written, so nothing the host would reject
+//! fatally ever reaches it. [`gate`] holds the checks they share; [`state`]
+//! and [`catalogs`] the per-generation state the session keeps for them.
+//! (`agents` and `composition` are still beside the session in
+//! `protocol::agents` and `protocol::composition`.)
+
+pub mod artifacts;
+pub mod catalogs;
+pub mod gate;
+pub mod policy;
+pub mod presentation;
+pub mod secrets;
+pub mod state;
+pub mod tools_catalog;
