@@ -4,8 +4,12 @@
  * guest-sdk/c/tests/run once against the bindings of each WIT version. The
  * WIT imports are stubs that abort: these tests never call them.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -259,6 +263,47 @@ static void prompt_metadata(void)
     exports_octet_extension_guest_description_free(&d);
 }
 
+/* Whether `body` aborts (run in a child process, its stderr discarded):
+ * how the SDK stops a registration it refuses. */
+static bool aborts(void (*body)(void))
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (freopen("/dev/null", "w", stderr) == NULL)
+            _exit(3);
+        body();
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
+
+static void seventeen_guidelines(void)
+{
+    for (int i = 0; i < 17; i++)
+        octet_tool_prompt_guideline(ext(), "chart", "g");
+}
+static void a_control_character(void) { octet_tool_prompt_snippet(ext(), "chart", "a\rb"); }
+static void an_unknown_tool(void) { octet_tool_prompt_snippet(ext(), "nope", "s"); }
+static void a_snippet(void) { octet_tool_prompt_snippet(ext(), "chart", "fine"); }
+
+static void refusals(void)
+{
+    CHECK(aborts(an_unknown_tool));
+#if OCTET_WIT_0_4
+    CHECK(aborts(seventeen_guidelines));
+    CHECK(aborts(a_control_character));
+    CHECK(!aborts(a_snippet));
+#else
+    /* A 0.2.0 build has nowhere to put metadata: even a good one stops. */
+    CHECK(aborts(a_snippet));
+    (void)seventeen_guidelines;
+    (void)a_control_character;
+#endif
+}
+
 /* The API 0.4 hook results fill their members (0.4.0 bindings only; a
  * 0.2.0 build aborts, which these tests cannot watch). */
 static void hook_results(void)
@@ -302,6 +347,7 @@ int main(void)
     registry();
     prompt_metadata();
     hook_results();
+    refusals();
     printf("%d passed, %d failed\n", checks - failures, failures);
     return failures != 0;
 }
