@@ -16,7 +16,11 @@ Then the step it runs, printed first, is::
     componentize-py -d <wit> -w extension componentize \\
         -p <entry> -p <app dir> -p <sdk> _octet_guest_entry -o <out>
 
-where ``_octet_guest_entry`` (generated in a temporary directory) records
+where ``<wit>`` is the checkout's ``wit/0.4.0`` (``octet:extension@0.4.0``:
+tool prompt metadata, the 0.4 hook results, tool composition) when the
+manifest says ``api_version = "0.4"``, and ``wit/`` (0.2.0) otherwise, so
+0.1 and 0.2 extensions build as they always did (``--wit`` chooses), and
+``_octet_guest_entry`` (generated in a temporary directory) records
 the manifest's ``name`` and ``api_version`` (from ``extension.toml`` beside
 the app, or ``--manifest``), imports the app, which registers its
 extension, and then the SDK's ``Guest`` export class. A process-based
@@ -37,8 +41,10 @@ from pathlib import Path
 
 SDK_DIR = Path(__file__).resolve().parent
 SDK_SRC = SDK_DIR / "src"
-# The WIT package of a checkout: guest-sdk/python/../../wit.
+# The WIT packages of a checkout: guest-sdk/python/../../wit holds
+# octet:extension@0.2.0, and its 0.4.0/ folder octet:extension@0.4.0.
 DEFAULT_WIT = SDK_DIR.parent.parent / "wit"
+WIT_BY_API = {"0.4": DEFAULT_WIT / "0.4.0"}
 ENTRY_MODULE = "_octet_guest_entry"
 # Modules of the component itself; an app module of the same name would
 # shadow them.
@@ -50,9 +56,9 @@ RESERVED = {
     "componentize_py_types",
     "componentize_py_async_support",
 }
-# The component is an octet:extension@0.2.0 one whatever the manifest says;
-# the shim serves it under 0.1, 0.2 and 0.4 manifests alike (docs/api-0.4.md,
-# "WIT versions"). API 0.3's canonical wire is not spoken.
+# A 0.4 manifest's component is an octet:extension@0.4.0 one, the others'
+# 0.2.0; the shim serves either under 0.1, 0.2 and 0.4 manifests alike
+# (docs/api-0.4.md, "WIT versions"). API 0.3's canonical wire is not spoken.
 API_VERSIONS = ("0.1", "0.2", "0.4")
 
 
@@ -89,8 +95,9 @@ def main() -> int:
     parser.add_argument("-o", "--output", type=Path, help="the component (default: <app>.wasm)")
     parser.add_argument("--manifest", type=Path,
                         help="the extension's manifest (default: extension.toml beside the app)")
-    parser.add_argument("--wit", type=Path, default=Path(os.environ.get("OCTET_WIT", DEFAULT_WIT)),
-                        help="the octet:extension WIT folder (default: the checkout's wit/)")
+    parser.add_argument("--wit", type=Path, default=None,
+                        help="the octet:extension WIT folder (default: the checkout's "
+                             "wit/0.4.0 for an API 0.4 manifest, else wit/)")
     parser.add_argument("-p", "--python-path", type=Path, action="append", default=[],
                         help="another folder of modules to bundle (repeatable)")
     options = parser.parse_args()
@@ -104,13 +111,17 @@ def main() -> int:
                  "module of that name would be shadowed (rename the app)")
     if not module.isidentifier():
         sys.exit(f"build.py: {app.name} cannot be imported as a Python module (rename it)")
-    if not (options.wit / "world.wit").is_file():
-        sys.exit(f"build.py: no WIT package in {options.wit} (use --wit)")
     manifest = options.manifest or app.parent / "extension.toml"
     if options.manifest is not None and not manifest.is_file():
         sys.exit(f"build.py: {manifest} does not exist")
     facts = manifest_facts(manifest) if manifest.is_file() else {"name": None, "api_version": None}
     facts["name"] = facts["name"] or module
+    wit = options.wit
+    if wit is None:
+        chosen = os.environ.get("OCTET_WIT")
+        wit = Path(chosen) if chosen else WIT_BY_API.get(facts["api_version"], DEFAULT_WIT)
+    if not (wit / "world.wit").is_file():
+        sys.exit(f"build.py: no WIT package in {wit} (use --wit)")
 
     sys.path.insert(0, str(SDK_DIR))
     from sandbox_check import check
@@ -132,7 +143,7 @@ def main() -> int:
             "from octet_guest.component import Guest  # noqa: E402,F401\n"
         )
         partial = output.with_name(output.name + ".tmp")
-        command = [componentize_py(), "-d", str(options.wit), "-w", "extension", "componentize",
+        command = [componentize_py(), "-d", str(wit), "-w", "extension", "componentize",
                    "-p", entry, "-p", str(app.parent), "-p", str(SDK_SRC)]
         for path in options.python_path:
             command += ["-p", str(path.resolve())]

@@ -61,8 +61,6 @@ class PublicNames(unittest.TestCase):
                                 or "protocol stream" in str(error), str(error))
                 missing.append(name)
         self.assertEqual(sorted(missing), sorted([
-            "CacheWarmingAction", "CacheWarmingDecision", "CacheWarmingDecisionHandler",
-            "CacheWarmingDecisionPayload", "CacheWarmingDecisionResult", "cache_warming_decision",
             "BusEnvelope", "BusError", "BusLimits", "BoundedQueue", "DEFAULT_LIMITS",
             "EventBusKernel", "FieldSpec", "HostEventBus", "TopicRegistry", "TopicSpec",
             "JsonRpcTransport",
@@ -185,10 +183,6 @@ class ApiV04Names(unittest.TestCase):
 
     def test_each_missing_0_4_name_says_what_is_missing(self) -> None:
         for statement, text in [
-            ("from octet_extension import cache_warming_decision",
-             "octet-wasm's Python SDK does not offer cache warming (API 0.4's "
-             "cache_warming_decision hook) yet; the Rust SDK does"),
-            ("import octet_extension.cache_warming", "the Rust SDK does"),
             ("import octet_extension.diagnostics",
              "octet-wasm's Python SDK does not offer API 0.4's typed diagnostics"),
             ("import octet_extension.resources",
@@ -201,6 +195,41 @@ class ApiV04Names(unittest.TestCase):
                 self.assertNotIn("does not speak", str(raised.exception))
         with self.assertRaisesRegex(ImportError, "API 0.3, which the shim does not speak"):
             exec("import octet_extension.api_v03", {})
+
+    def test_a_0_2_0_build_refuses_what_it_cannot_carry(self) -> None:
+        # These tests run on the octet:extension@0.2.0 bindings (a 0.1 or 0.2
+        # manifest's build): the 0.4 additions fail the build, naming the fix.
+        from harness import fresh
+
+        fresh()
+        from octet_extension import Extension, UnsupportedInComponent, composition
+
+        ext = Extension()
+        for register in [
+            lambda: ext.tool(name="t", description="d", prompt_snippet="s"),
+            lambda: ext.dynamic_tool(name="t", description="d", prompt_guidelines=["g"]),
+            lambda: ext.hook("compaction_strategy"),
+            lambda: ext.cache_warming_decision(lambda payload: None),
+            lambda: ext.uses_composition(),
+            lambda: composition.call("read"),
+        ]:
+            with self.assertRaises(UnsupportedInComponent) as raised:
+                register()
+            self.assertIn("built against octet:extension@0.2.0", str(raised.exception))
+            self.assertIn('api_version = "0.4"', str(raised.exception))
+        # An observation needs no 0.4 result.
+        ext.hook("after_provider_response")(lambda payload: None)
+
+    def test_cache_warming_is_the_sdks_module(self) -> None:
+        # Backed now (the hook's registration and result are tested against
+        # the 0.4.0 bindings in v04/): the module and its names import.
+        import octet_extension
+        from octet_extension.cache_warming import CacheWarmingDecisionPayload, cache_warming_decision
+
+        self.assertIs(cache_warming_decision, octet_extension.cache_warming_decision)
+        self.assertEqual(cache_warming_decision("stop"), {"cache_warming_decision": "stop"})
+        self.assertEqual(cache_warming_decision(None), {"cache_warming_decision": None})
+        self.assertIn("decision", CacheWarmingDecisionPayload.__annotations__)
 
 
 if __name__ == "__main__":

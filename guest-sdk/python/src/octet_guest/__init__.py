@@ -25,6 +25,18 @@ component cannot do fails the build with the reason
 from .cancellation import CancellationToken, current_cancellation, current_request_id
 from .errors import REQUEST_CANCELLED, CancelledError
 from .extension import Extension
+from .hooks_v04 import (
+    CacheWarmingAction,
+    CacheWarmingDecision,
+    CacheWarmingDecisionHandler,
+    CacheWarmingDecisionPayload,
+    CacheWarmingDecisionResult,
+    cache_warming_decision,
+    compaction_frames,
+    provider_headers,
+    provider_payload,
+)
+from .prompt import MAX_PROMPT_GUIDELINES, MAX_PROMPT_TEXT_BYTES
 from .protocol import (
     DEFAULT_API_VERSION,
     DEFAULT_MAX_MESSAGE_BYTES,
@@ -35,6 +47,7 @@ from .protocol import (
 from .unavailable import UnsupportedInComponent, missing_name
 from .values import (
     API_V02_FEATURES,
+    API_V04_FEATURES,
     LIFECYCLE_METHODS,
     MAX_INPUT_PROMPT_BYTES,
     MAX_INPUT_VALUE_BYTES,
@@ -53,6 +66,18 @@ from .values import (
 
 __all__ = [
     "API_V02_FEATURES",
+    "API_V04_FEATURES",
+    "CacheWarmingAction",
+    "CacheWarmingDecision",
+    "CacheWarmingDecisionHandler",
+    "CacheWarmingDecisionPayload",
+    "CacheWarmingDecisionResult",
+    "MAX_PROMPT_GUIDELINES",
+    "MAX_PROMPT_TEXT_BYTES",
+    "cache_warming_decision",
+    "compaction_frames",
+    "provider_headers",
+    "provider_payload",
     "DEFAULT_API_VERSION",
     "DEFAULT_MAX_MESSAGE_BYTES",
     "LIFECYCLE_METHODS",

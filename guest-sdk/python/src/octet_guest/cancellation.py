@@ -13,7 +13,7 @@ instance and state.
 from __future__ import annotations
 
 import contextvars
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from wit_world.imports import cancellation
@@ -101,6 +101,10 @@ class RequestScope:
     # Model tool calls and declared commands may make child requests
     # (confirmations, input, artifacts, policy, secrets, agents).
     active_parent: bool
+    # The request's method (`tool/call` may compose, API 0.4).
+    method: str = ""
+    # What this request has used of per-request budgets (composition).
+    used: dict = field(default_factory=dict)
 
 
 CURRENT: contextvars.ContextVar[Optional[RequestScope]] = contextvars.ContextVar(

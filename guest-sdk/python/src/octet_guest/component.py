@@ -95,7 +95,7 @@ class Guest(exports.Guest):
                run: Callable[[], Any], convert: Callable[[Any], Any]) -> Any:
         ext = self.ext
         token = CancellationToken(cx.request_id)
-        reset = CURRENT.set(RequestScope(ext, cx.request_id, token, active_parent))
+        reset = CURRENT.set(RequestScope(ext, cx.request_id, token, active_parent, method))
         try:
             result = run()
             _check_frame(ext, cx.request_id, result)

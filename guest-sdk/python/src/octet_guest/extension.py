@@ -18,23 +18,30 @@ import inspect
 import sys
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from . import runtime
+from . import hooks_v04, prompt, runtime, wit_version
 from .agents import Agents
 from .cancellation import CURRENT, CancellationToken
 from .hostcalls import HostCalls
 from .protocol import DEFAULT_MAX_MESSAGE_BYTES, Logger, RpcError
 from .services import Services
 from .unavailable import refuse
-from .values import API_V02_FEATURES, EXTRA_FEATURES, LIFECYCLE_METHODS, parse_json
+from .values import (
+    API_V02_FEATURES,
+    API_V04_FEATURES,
+    EXTRA_FEATURES,
+    LIFECYCLE_METHODS,
+    parse_json,
+)
 
 Handler = Callable[..., Any]
 
 _TYPED_MUTATION_HOOKS = frozenset({"provider_retry", "before_persistence", "post_mutation"})
 # Features the shim negotiates; the SDK's others are never declared.
-_SHIM_FEATURES = frozenset(API_V02_FEATURES + EXTRA_FEATURES) - {"delegation_telemetry_v1"}
+_SHIM_FEATURES = (frozenset(API_V02_FEATURES + EXTRA_FEATURES + API_V04_FEATURES)
+                  - {"delegation_telemetry_v1"})
 # The shim's own cap on concurrency (initialize.rs MAX_CONCURRENCY).
 _SHIM_MAX_CONCURRENCY = 64
 # The SDK's defaults for what the shim does for it.
@@ -51,6 +58,9 @@ class Tool:
     parameters: dict
     output_schema: Optional[dict]
     handler: Handler
+    # API 0.4 (tool_prompt_metadata_v1), checked by `prompt.check`.
+    prompt_snippet: Optional[str] = None
+    prompt_guidelines: list = field(default_factory=list)
 
 
 @dataclass
@@ -124,7 +134,8 @@ class Extension(HostCalls, Services, Agents):
         selected = API_V02_FEATURES if supported_features is None else supported_features
         if not all(isinstance(feature, str) and feature for feature in selected):
             raise ValueError("supported_features must contain non-empty strings")
-        unknown = set(selected) - set(API_V02_FEATURES) - set(EXTRA_FEATURES)
+        unknown = (set(selected) - set(API_V02_FEATURES) - set(EXTRA_FEATURES)
+                   - set(API_V04_FEATURES))
         if unknown:
             raise ValueError(f"unknown supported_features: {sorted(unknown)}")
         self._supported_features = tuple(dict.fromkeys(selected))
@@ -212,25 +223,36 @@ class Extension(HostCalls, Services, Agents):
     # --- registration -------------------------------------------------------
 
     def tool(self, *, name: str, description: str, parameters: Optional[Mapping] = None,
-             output_schema: Optional[Mapping] = None) -> Callable[[Handler], Handler]:
+             output_schema: Optional[Mapping] = None, prompt_snippet: Optional[str] = None,
+             prompt_guidelines: Optional[Sequence[str]] = None) -> Callable[[Handler], Handler]:
+        """A model tool. ``prompt_snippet`` (a line for the system prompt's
+        list of tools) and ``prompt_guidelines`` (at most 16, for the model)
+        are API 0.4's prompt metadata: each at most 1,024 UTF-8 bytes, LF
+        and TAB the only control characters; they declare
+        ``tool_prompt_metadata_v1``."""
         self._validate_name("tool", name)
         if not isinstance(description, str) or not description.strip():
             raise ValueError("tool description must be non-empty")
         schema = dict(parameters) if parameters is not None else {"type": "object"}
         result_schema = dict(output_schema) if output_schema is not None else None
         self._require_v02_for("output_schema", result_schema is not None)
+        snippet, guidelines = self._prompt_metadata(name, prompt_snippet, prompt_guidelines)
 
         def decorate(handler: Handler) -> Handler:
             if name in self._tools:
                 raise ValueError(f"duplicate tool: {name}")
-            self._tools[name] = Tool(name, description, schema, result_schema, handler)
+            self._tools[name] = Tool(name, description, schema, result_schema, handler,
+                                     snippet, guidelines)
             return handler
 
         return decorate
 
     def dynamic_tool(self, *, name: str, description: str,
                      parameters: Optional[Mapping] = None,
-                     output_schema: Optional[Mapping] = None) -> Callable[[Handler], Handler]:
+                     output_schema: Optional[Mapping] = None,
+                     prompt_snippet: Optional[str] = None,
+                     prompt_guidelines: Optional[Sequence[str]] = None,
+                     ) -> Callable[[Handler], Handler]:
         """octet-wasm's addition for tools outside the initial catalog: the
         handler is registered at module level, so every instance (each one
         of a concurrency pool, or the one replacing a trapped instance) can
@@ -239,6 +261,7 @@ class Extension(HostCalls, Services, Agents):
         self._validate_name("tool", name)
         if not isinstance(description, str) or not description.strip():
             raise ValueError("tool description must be non-empty")
+        snippet, guidelines = self._prompt_metadata(name, prompt_snippet, prompt_guidelines)
 
         def decorate(handler: Handler) -> Handler:
             if name in self._dynamic_handlers:
@@ -246,7 +269,8 @@ class Extension(HostCalls, Services, Agents):
             self._dynamic_handlers[name] = Tool(
                 name, description,
                 dict(parameters) if parameters is not None else {"type": "object"},
-                dict(output_schema) if output_schema is not None else None, handler)
+                dict(output_schema) if output_schema is not None else None, handler,
+                snippet, guidelines)
             return handler
 
         return decorate
@@ -270,6 +294,7 @@ class Extension(HostCalls, Services, Agents):
     def hook(self, name: str) -> Callable[[Handler], Handler]:
         self._validate_name("hook", name)
         self._require_v02_for(name, name in _TYPED_MUTATION_HOOKS)
+        self._check_v04_hook(name)
 
         def decorate(handler: Handler) -> Handler:
             if name in self._hooks:
@@ -278,6 +303,32 @@ class Extension(HostCalls, Services, Agents):
             return handler
 
         return decorate
+
+    def cache_warming_decision(self, handler: Handler) -> Handler:
+        """The ``cache_warming_decision`` hook (API 0.4), typed: the handler
+        gets the payload (and the context, if it takes two arguments) and
+        returns ``"warm"``, ``"stop"`` or None for no opinion."""
+        self._check_v04_hook("cache_warming_decision")
+        if "cache_warming_decision" in self._hooks:
+            raise ValueError("duplicate hook: cache_warming_decision")
+
+        def advise(payload: Any, context: Any) -> dict:
+            action = self._invoke(handler, payload, context)
+            if isinstance(action, Mapping):
+                return action
+            return {"cache_warming_decision": action}
+
+        self._hooks["cache_warming_decision"] = advise
+        return handler
+
+    def uses_composition(self) -> "Extension":
+        """octet-wasm's addition: declares ``tool_composition_v1`` (API 0.4),
+        which :mod:`octet_guest.composition` needs (the same as naming it in
+        ``supported_features``)."""
+        wit_version.require_0_4("tool composition (tool_composition_v1)")
+        if "tool_composition_v1" not in self._supported_features:
+            self._supported_features += ("tool_composition_v1",)
+        return self
 
     def context(self, handler: Optional[Handler] = None) -> Any:
         def decorate(callback: Handler) -> Handler:
@@ -380,6 +431,37 @@ class Extension(HostCalls, Services, Agents):
         if needed and self.api_version == "0.1":
             raise ValueError(f"{what} requires extension API 0.2")
 
+    def _require_v04_for(self, what: str) -> None:
+        # As `_require_v02_for`: the manifest's version, or unknown yet.
+        if self.api_version in ("0.1", "0.2"):
+            raise ValueError(f"{what} requires extension API 0.4")
+
+    def _prompt_metadata(self, tool: str, snippet: Any, guidelines: Any) -> tuple:
+        """A tool's checked prompt metadata (None and [] when it has none)."""
+        if snippet is None and (guidelines is None or (isinstance(guidelines, (list, tuple))
+                                                       and not guidelines)):
+            return None, []
+        self._require_v04_for("tool prompt metadata (prompt_snippet, prompt_guidelines)")
+        wit_version.require_0_4("tool prompt metadata (prompt_snippet, prompt_guidelines)")
+        return prompt.check(tool, snippet, guidelines)
+
+    def _check_v04_hook(self, name: str) -> None:
+        """API 0.4's hooks: only for a 0.4 extension, with a result the
+        component can carry; the ones octet-wasm cannot serve fail the
+        build with the reason."""
+        if name in hooks_v04.UNSERVED:
+            from .unavailable import UnsupportedInComponent
+
+            raise UnsupportedInComponent(
+                f"hook {name} is not available in an octet-wasm component: it needs "
+                f"protocol feature {hooks_v04.UNSERVED[name]}, which octet-wasm does not "
+                "implement (docs/api-0.4.md, \"Hooks only a 0.4 manifest may declare\")")
+        if name not in hooks_v04.SERVED:
+            return
+        self._require_v04_for(name)
+        if hooks_v04.SERVED[name] is not None:
+            wit_version.require_0_4(f"hook {name}")
+
     @staticmethod
     def _validate_name(kind: str, name: Any) -> None:
         if not isinstance(name, str) or not name.strip():
@@ -426,6 +508,11 @@ class Extension(HostCalls, Services, Agents):
         features = [f for f in self._supported_features if f in _SHIM_FEATURES]
         if not self._lifecycle_handlers:
             features = [f for f in features if f != "lifecycle_events"]
+        tools = list(self._tools.values()) + list(self._dynamic_handlers.values())
+        if any(prompt.has(tool) for tool in tools) and prompt.FEATURE not in features:
+            # The shim selects it for the initial catalog itself; declared,
+            # tools registered at run time keep their metadata too.
+            features.append(prompt.FEATURE)
         return features
 
     def _declared_concurrency(self) -> int:

@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Optional
 
+from . import hooks_v04
 from .protocol import RpcError
 from .values import MAX_POST_MUTATION_RESOURCES, MAX_TOOL_CONTENT_PARTS, text_content
 
@@ -143,6 +144,9 @@ def hook(name: str, value: Any) -> dict:
         result["persistence_metadata"] = _persistence(value["persistence_metadata"])
     elif name == "post_mutation" and "post_mutation" in value:
         result["post_mutation"] = _post_mutation(value["post_mutation"])
+    else:
+        # API 0.4: each hook's own member, checked against octet's bounds.
+        result.update(hooks_v04.extra(name, value))
     return result
 
 

@@ -20,12 +20,14 @@ from typing import Any, Optional
 from wit_world.imports import artifacts, policy, secrets, tools_catalog
 from wit_world.imports import types as wit
 
+from . import wit_version
 from .hostcalls import call
 from .protocol import RpcError
 from .values import MAX_DYNAMIC_TOOLS, MAX_SECRET_VALUE_BYTES, MISSING
 
 MAX_TOOL_CATALOG_REVISIONS = 8
-_DEFINITION_FIELDS = {"name", "description", "parameters", "output_schema", "handler"}
+_DEFINITION_FIELDS = {"name", "description", "parameters", "output_schema", "handler",
+                      "prompt_snippet", "prompt_guidelines"}
 _INTENT_FIELDS = {"kind", "operation", "target", "data_classes", "adapter_hints"}
 
 
@@ -138,11 +140,16 @@ class Services:
 
     def register_tool(self, *, name: str, description: Optional[str] = None,
                       handler: Any = None, parameters: Optional[Mapping] = None,
-                      output_schema: Optional[Mapping] = None) -> dict:
-        """Add or replace one live API 0.2 tool and its local handler."""
+                      output_schema: Optional[Mapping] = None,
+                      prompt_snippet: Optional[str] = None,
+                      prompt_guidelines: Optional[Sequence[str]] = None) -> dict:
+        """Add or replace one live API 0.2 tool and its local handler
+        (``prompt_snippet``/``prompt_guidelines``: API 0.4 prompt metadata)."""
         definition: dict = {"name": name}
         for key, value in (("description", description), ("handler", handler),
-                           ("parameters", parameters), ("output_schema", output_schema)):
+                           ("parameters", parameters), ("output_schema", output_schema),
+                           ("prompt_snippet", prompt_snippet),
+                           ("prompt_guidelines", prompt_guidelines)):
             if value is not None:
                 definition[key] = value
         return self.register_tools([definition])
@@ -187,11 +194,13 @@ class Services:
             output_schema = registration.get("output_schema")
             if output_schema is not None and not isinstance(output_schema, Mapping):
                 raise TypeError("tool output_schema must be an object or None")
+            snippet, guidelines = self._prompt_metadata(
+                name, registration.get("prompt_snippet"), registration.get("prompt_guidelines"))
             registrations.append(Tool(
                 name, description,
                 dict(parameters) if parameters is not None else {"type": "object"},
                 dict(output_schema) if output_schema is not None else None,
-                registration["handler"],
+                registration["handler"], snippet, guidelines,
             ))
         staged = dict(self._tools)
         for tool in registrations:
@@ -227,7 +236,9 @@ class Services:
         if known is None or "handler" in registration:
             return registration
         completed = {"description": known.description, "parameters": known.parameters,
-                     "output_schema": known.output_schema, "handler": known.handler}
+                     "output_schema": known.output_schema, "handler": known.handler,
+                     "prompt_snippet": known.prompt_snippet,
+                     "prompt_guidelines": known.prompt_guidelines}
         completed.update(registration)
         return completed
 
@@ -299,8 +310,11 @@ def _definition(tool: Any) -> Any:
     def text(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
-    return wit.ToolDefinition(tool.name, tool.description, text(tool.parameters),
-                              None if tool.output_schema is None else text(tool.output_schema))
+    fields = [tool.name, tool.description, text(tool.parameters),
+              None if tool.output_schema is None else text(tool.output_schema)]
+    if wit_version.V0_4:
+        fields += [tool.prompt_snippet, list(tool.prompt_guidelines)]
+    return wit.ToolDefinition(*fields)
 
 
 def _intent(intent: Any) -> dict:

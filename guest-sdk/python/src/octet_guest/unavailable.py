@@ -25,11 +25,6 @@ _OTHER_API = (
 )
 # API 0.4 names the shim speaks but this SDK cannot back yet: each says
 # what is missing and where it exists.
-_CACHE_WARMING = (
-    "octet-wasm's Python SDK does not offer cache warming (API 0.4's "
-    "cache_warming_decision hook) yet; the Rust SDK does "
-    "(HookResult::cache_warming)"
-)
 _DIAGNOSTICS = (
     "octet-wasm's Python SDK does not offer API 0.4's typed diagnostics "
     "(the octet_diagnostics_v1 tool-result metadata) yet, and no other "
@@ -60,12 +55,6 @@ REASONS = {
     "Extension.handle_message()": _WIRE,
     "Extension.run(stdin=..., stdout=...)": _WIRE,
     "JsonRpcTransport": _WIRE,
-    "CacheWarmingAction": _CACHE_WARMING,
-    "CacheWarmingDecision": _CACHE_WARMING,
-    "CacheWarmingDecisionHandler": _CACHE_WARMING,
-    "CacheWarmingDecisionPayload": _CACHE_WARMING,
-    "CacheWarmingDecisionResult": _CACHE_WARMING,
-    "cache_warming_decision": _CACHE_WARMING,
     "BusEnvelope": _OTHER_API.format(api="0.3 (the event bus)"),
     "BusError": _OTHER_API.format(api="0.3 (the event bus)"),
     "BusLimits": _OTHER_API.format(api="0.3 (the event bus)"),
@@ -82,7 +71,6 @@ REASONS = {
 MODULES = {
     "api_v03": _OTHER_API.format(api="0.3"),
     "event_bus": _OTHER_API.format(api="0.3 (the event bus)"),
-    "cache_warming": _CACHE_WARMING,
     "diagnostics": _DIAGNOSTICS,
     "resources": _RESOURCES,
 }

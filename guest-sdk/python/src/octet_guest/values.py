@@ -46,6 +46,18 @@ API_V02_FEATURES = (
 #: Features `supported_features=` may also name: child-model selection
 #: (`list_agent_models`, `spawn_agent(model_selection=...)`), opt-in.
 EXTRA_FEATURES = ("agent_model_selection_v1",)
+#: API 0.4's features octet-wasm implements, which `supported_features=`
+#: may name (never negotiated on 0.1/0.2). The hook features are selected
+#: by the shim for a manifest that declares their hook, and
+#: `tool_prompt_metadata_v1` whenever a tool carries prompt metadata;
+#: `tool_composition_v1` only when named (or `ext.uses_composition()`).
+API_V04_FEATURES = (
+    "tool_prompt_metadata_v1",
+    "cache_warming_decision",
+    "compaction_strategy",
+    "pipeline_hooks_v1",
+    "tool_composition_v1",
+)
 LIFECYCLE_METHODS = (
     "session/started",
     "session/settled",

@@ -16,6 +16,7 @@ from typing import Any, List, Optional
 
 from wit_world.imports import types as wit
 
+from . import wit_version
 from .protocol import RpcError
 from .values import AttrDict, parse_json
 
@@ -156,14 +157,30 @@ def hook(result: dict) -> wit.HookResult:
             if rescan["action"] == "no_rescan"
             else wit.RescanDecision_RequestRescan(list(rescan["resource_ids"]))
         )
-    return wit.HookResult(
+    fields = [
         _disposition(result["disposition"]),
         context_items(result["context"]),
         [notification(n) for n in _list(result["notifications"], "notifications")],
         retry,
         persistence,
         rescan,
-    )
+    ]
+    if wit_version.V0_4:
+        fields += _hook_extras_v04(result)
+    return wit.HookResult(*fields)
+
+
+def _hook_extras_v04(result: dict) -> list:
+    """The 0.4.0 record's members, from :func:`hooks_v04.extra`'s checked
+    values (absent: no opinion, no frames, no change)."""
+    action = result.get("cache_warming_decision")
+    return [
+        None if action is None else _enum(wit.CacheWarmingAction, action,
+                                          "cache_warming_decision"),
+        list(result.get("compaction_frames", [])),
+        result.get("provider_payload"),
+        [wit.HeaderEdit(name, values) for name, values in result.get("provider_headers", [])],
+    ]
 
 
 def status(result: Optional[dict]) -> Optional[wit.StatusItem]:
