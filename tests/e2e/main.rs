@@ -43,6 +43,7 @@ mod negotiation;
 mod progress;
 mod python_agents;
 mod python_api_04;
+mod python_api_04_examples;
 mod python_compat;
 mod python_seeds;
 mod python_services;
