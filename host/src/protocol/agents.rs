@@ -11,7 +11,8 @@
 //! method.
 
 use super::imports::gate::{self, active_parent, bound, refused};
-use super::session::{RequestState, Session};
+use super::request_state::RequestState;
+use super::session::Session;
 use crate::runtime::types::*;
 use crate::wire::error_code::ErrorCode;
 use serde_json::{Map, Value, json};

@@ -5,8 +5,9 @@
 
 use super::api_version::ApiVersion;
 use super::imports::{self, gate, gate::refused};
+use super::request_state::RequestState;
 use super::results;
-use super::session::{RequestState, Session};
+use super::session::Session;
 use crate::log::Level;
 use crate::runtime::Bridge;
 use crate::runtime::types::*;

@@ -18,7 +18,8 @@
 //! (`updates: true`); [`super::composition_updates`] routes them to it.
 
 use super::deadlines::Kind;
-use super::session::{RequestState, Session};
+use super::request_state::RequestState;
+use super::session::Session;
 use super::sidecar::{self, Sidecar};
 use crate::runtime::types::{CompositionContext, CompositionLimits, GuestError, RpcError};
 use serde_json::{Map, Value, json};

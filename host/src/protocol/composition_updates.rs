@@ -17,7 +17,8 @@
 //! freed when the guest finishes or drops the call, and when the tool call
 //! ends or is cancelled.
 
-use super::session::{RequestState, Session};
+use super::request_state::RequestState;
+use super::session::Session;
 use crate::cancel::CancelToken;
 use crate::log::Level;
 use crate::runtime::pending::{PendingCall, Pushed, UpdateQueue};

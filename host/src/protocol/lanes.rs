@@ -19,8 +19,9 @@
 
 use super::api_version::ApiVersion;
 use super::deadlines::{Deadlines, Kind};
+use super::request_state::RequestState;
 use super::results::{self, ToolShape};
-use super::session::{RequestState, Session};
+use super::session::Session;
 use super::work::{Guest, Work};
 use crate::cancel::CancelToken;
 use crate::log::Level;
@@ -232,12 +233,12 @@ async fn run_lane(
                 match outcome {
                     Served::Answered(answer) => {
                         let fuel = || instance.as_ref().and_then(Instance::fuel_used);
-                        crate::receipts::called(&request, fuel, None);
+                        crate::receipts::called(&request.receipt, fuel, None);
                         context.session.settle(&request, answer).await;
                     }
                     Served::Faulted(answer, fault) => {
                         let fuel = || instance.as_ref().and_then(Instance::fuel_used);
-                        crate::receipts::called(&request, fuel, Some(&fault));
+                        crate::receipts::called(&request.receipt, fuel, Some(&fault));
                         replace(&mut instance, lane, &fault.to_string());
                         context.session.settle(&request, answer).await;
                     }
@@ -343,8 +344,8 @@ async fn serve(
 ) -> Served {
     let grace = context.deadlines.cancel_grace;
     let cancel = request.cancel.clone();
-    crate::receipts::watch(request, || guest.memory_gauge());
-    let call = crate::receipts::metered(request, execute(context, guest, request, work));
+    crate::receipts::watch(&request.receipt, || guest.memory_gauge());
+    let call = crate::receipts::metered(&request.receipt, execute(context, guest, request, work));
     tokio::select! {
         biased;
         served = call => served,

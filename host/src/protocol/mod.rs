@@ -22,6 +22,7 @@ pub mod presentation;
 pub mod prompt;
 pub mod result_error;
 pub mod results;
+pub mod request_state;
 pub mod reverse;
 pub mod server;
 pub mod session;

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 use tokio::sync::{Semaphore, oneshot};
 
-use super::session::RequestState;
+use super::request_state::RequestState;
 use crate::cancel::CancelToken;
 use crate::log::bucket::TokenBucket;
 

@@ -8,7 +8,8 @@ use super::api_version::ApiVersion;
 use super::deadlines::Deadlines;
 use super::initialize;
 use super::lanes::{self, Job, LaneContext, Lanes};
-use super::session::{Refusal, RequestState, Session, Setup};
+use super::request_state::RequestState;
+use super::session::{Refusal, Session, Setup};
 use super::work::{self, Guest, Plan};
 use super::{catalog, sandbox_from};
 use crate::log::Level;
@@ -463,7 +464,11 @@ async fn handle_request(
             return;
         }
     };
-    crate::receipts::admitted(&request, method, bytes, &work);
+    let tool = match &work {
+        work::Work::Tool { call, .. } => Some(call.name.as_str()),
+        _ => None,
+    };
+    crate::receipts::admitted(&request.receipt, method, bytes, tool);
     arm_deadline(session.clone(), request.clone(), setup.api, limit);
     if let Err(job) = running.lanes.dispatch(Job::Request {
         request: request.clone(),

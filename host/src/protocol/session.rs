@@ -6,14 +6,14 @@ use super::api_version::ApiVersion;
 use super::deadlines::Kind;
 use super::initialize::Negotiated;
 use super::manifest::Contributes;
+use super::request_state::RequestState;
 use super::reverse::Children;
-use crate::cancel::CancelToken;
 use crate::log::Level;
 use crate::wire::message::{RpcError, encode_notification, encode_response};
 use crate::wire::transport::{SendError, Writer};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::time::Instant;
 
@@ -33,51 +33,6 @@ pub const ADMISSION_LIMIT: usize = 64;
 /// warning that counts every drop so far; the guest cannot be told (WIT
 /// 0.2 has no channel for it), which the README states.
 pub const LIFECYCLE_LIMIT: usize = 256;
-
-/// One admitted host request.
-pub struct RequestState {
-    pub id: u64,
-    pub kind: Kind,
-    /// Model tool calls and declared commands may make child requests
-    /// (docs/protocol.md#active-parent); other handlers may not.
-    pub active_parent: bool,
-    pub cancel: CancelToken,
-    pub deadline: Instant,
-    /// The terminal claim: `true` once an answer was queued. Held while a
-    /// progress frame is queued, so progress never follows the answer.
-    pub(super) settled: tokio::sync::Mutex<bool>,
-    /// Fires once the request has its answer (ends its deadline timer).
-    pub finished: CancelToken,
-    /// Set when the shim's own deadline answered the request: the guest has
-    /// overrun already, so it is stopped without the cancel grace.
-    pub expired: AtomicBool,
-    progress_sequence: AtomicU64,
-    /// Its usage receipt while it runs; set only when receipts are on.
-    pub receipt: OnceLock<Box<crate::receipts::Pending>>,
-}
-
-impl RequestState {
-    /// A never-cancelled stand-in for reverse requests made outside any
-    /// request (API 0.1 guests may confirm from anywhere).
-    pub(crate) fn detached() -> RequestState {
-        RequestState {
-            id: 0,
-            kind: Kind::Command,
-            active_parent: false,
-            cancel: CancelToken::new(),
-            deadline: Instant::now(),
-            settled: tokio::sync::Mutex::new(false),
-            finished: CancelToken::new(),
-            expired: AtomicBool::new(false),
-            progress_sequence: AtomicU64::new(0),
-            receipt: OnceLock::new(),
-        }
-    }
-
-    pub(super) fn next_sequence(&self) -> u64 {
-        self.progress_sequence.fetch_add(1, Ordering::Relaxed) + 1
-    }
-}
 
 /// What `initialize` settled.
 pub struct Setup {
@@ -167,18 +122,7 @@ impl Session {
         if requests.len() >= ADMISSION_LIMIT {
             return Err(Refusal::QueueFull);
         }
-        let state = Arc::new(RequestState {
-            id,
-            kind,
-            active_parent,
-            cancel: CancelToken::new(),
-            deadline,
-            settled: tokio::sync::Mutex::new(false),
-            finished: CancelToken::new(),
-            expired: AtomicBool::new(false),
-            progress_sequence: AtomicU64::new(0),
-            receipt: OnceLock::new(),
-        });
+        let state = Arc::new(RequestState::new(id, kind, active_parent, deadline));
         requests.insert(id, state.clone());
         Ok(state)
     }
@@ -244,10 +188,15 @@ impl Session {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&request.id);
-        let ending = crate::receipts::ending(request, &outcome);
+        let ending = crate::receipts::ending(
+            &request.receipt,
+            request.expired.load(Ordering::Acquire),
+            request.cancel.is_cancelled(),
+            &outcome,
+        );
         let bytes = self.answer(request.id, outcome).await;
         if let Some(ending) = ending {
-            crate::receipts::settled(request, ending, bytes);
+            crate::receipts::settled(&request.receipt, request.id, ending, bytes);
         }
         drop(settled);
         request.finished.cancel("settled");

@@ -25,8 +25,6 @@ pub mod record;
 pub mod report;
 pub mod writer;
 
-use crate::protocol::session::RequestState;
-use crate::protocol::work::Work;
 use crate::runtime::{Fault, Sandbox};
 use crate::wire::message::RpcError;
 use record::{Outcome, Totals};
@@ -121,8 +119,8 @@ pub fn finish() {
     writer.summary(&line);
 }
 
-/// What is known of one request while it runs; lives in its
-/// [`RequestState`] only when receipts are on.
+/// What is known of one request while it runs; lives in the request's
+/// [`Slot`] only when receipts are on.
 #[derive(Debug)]
 pub struct Pending {
     method: String,
@@ -137,21 +135,24 @@ pub struct Pending {
     fault: OnceLock<&'static str>,
 }
 
-fn pending(request: &RequestState) -> Option<&Pending> {
-    request.receipt.get().map(|boxed| &**boxed)
+/// Where a request keeps its receipt while it runs (in the protocol's
+/// request state; empty when receipts are off). The receipts layer sees
+/// only this, never the protocol's types.
+pub type Slot = OnceLock<Box<Pending>>;
+
+fn pending(slot: &Slot) -> Option<&Pending> {
+    slot.get().map(|boxed| &**boxed)
 }
 
 /// The request was admitted to run on the guest: start its receipt.
-pub fn admitted(request: &RequestState, method: &str, bytes_in: usize, work: &Work) {
+/// `tool`: the declared tool a `tool/call` names (admitted only under a
+/// name the catalog declares).
+pub fn admitted(slot: &Slot, method: &str, bytes_in: usize, tool: Option<&str>) {
     if ACTIVE.get().is_none() {
         return;
     }
-    let tool = match work {
-        // Admitted only under a name the catalog declares.
-        Work::Tool { call, .. } => Some(bounded(&call.name, MAX_TOOL_NAME).to_owned()),
-        _ => None,
-    };
-    let _ = request.receipt.set(Box::new(Pending {
+    let tool = tool.map(|name| bounded(name, MAX_TOOL_NAME).to_owned());
+    let _ = slot.set(Box::new(Pending {
         method: method.to_owned(),
         tool,
         admitted: Instant::now(),
@@ -165,8 +166,8 @@ pub fn admitted(request: &RequestState, method: &str, bytes_in: usize, work: &Wo
 }
 
 /// The guest call starts on an instance whose memory `gauge` reports.
-pub fn watch(request: &RequestState, gauge: impl FnOnce() -> Arc<AtomicUsize>) {
-    if let Some(pending) = pending(request) {
+pub fn watch(slot: &Slot, gauge: impl FnOnce() -> Arc<AtomicUsize>) {
+    if let Some(pending) = pending(slot) {
         let _ = pending.memory.set(gauge());
     }
 }
@@ -174,8 +175,8 @@ pub fn watch(request: &RequestState, gauge: impl FnOnce() -> Arc<AtomicUsize>) {
 /// `call` with the CPU time of every poll added to the request's receipt
 /// (the thread's CPU clock around each poll: the guest's own execution and
 /// the host calls it makes inline, wherever the task runs).
-pub async fn metered<F: Future>(request: &RequestState, call: F) -> F::Output {
-    let Some(pending) = pending(request) else {
+pub async fn metered<F: Future>(slot: &Slot, call: F) -> F::Output {
+    let Some(pending) = pending(slot) else {
         return call.await;
     };
     let mut call = std::pin::pin!(call);
@@ -191,12 +192,8 @@ pub async fn metered<F: Future>(request: &RequestState, call: F) -> F::Output {
 
 /// The guest call returned (`fault`: it faulted), with the fuel it used
 /// when fuel is metered.
-pub fn called(
-    request: &RequestState,
-    fuel_used: impl FnOnce() -> Option<u64>,
-    fault: Option<&Fault>,
-) {
-    let Some(pending) = pending(request) else {
+pub fn called(slot: &Slot, fuel_used: impl FnOnce() -> Option<u64>, fault: Option<&Fault>) {
+    let Some(pending) = pending(slot) else {
         return;
     };
     if let Some(fuel) = fuel_used() {
@@ -208,14 +205,20 @@ pub fn called(
 }
 
 /// How the request ended, decided at its terminal claim before the answer
-/// is written; `None` when it has no receipt.
-pub fn ending(request: &RequestState, answer: &Result<Value, RpcError>) -> Option<Outcome> {
-    let pending = pending(request)?;
+/// is written (`expired`: the shim's deadline answered it; `cancelled`:
+/// the host cancelled it); `None` when it has no receipt.
+pub fn ending(
+    slot: &Slot,
+    expired: bool,
+    cancelled: bool,
+    answer: &Result<Value, RpcError>,
+) -> Option<Outcome> {
+    let pending = pending(slot)?;
     Some(if pending.fault.get().is_some() {
         Outcome::Trap
-    } else if request.expired.load(Ordering::Acquire) {
+    } else if expired {
         Outcome::Deadline
-    } else if request.cancel.is_cancelled() {
+    } else if cancelled {
         Outcome::Cancelled
     } else {
         outcome_of(answer)
@@ -286,15 +289,15 @@ impl Direct {
     }
 }
 
-/// Writes the receipt of `request`, answered with a frame of `bytes_out`
-/// bytes and ended as `outcome`.
-pub fn settled(request: &RequestState, outcome: Outcome, bytes_out: usize) {
-    let Some(pending) = pending(request) else {
+/// Writes the receipt of request `id`, answered with a frame of
+/// `bytes_out` bytes and ended as `outcome`.
+pub fn settled(slot: &Slot, id: u64, outcome: Outcome, bytes_out: usize) {
+    let Some(pending) = pending(slot) else {
         return;
     };
     write(record::Request {
         kind: record::REQUEST.to_owned(),
-        id: request.id,
+        id,
         method: pending.method.clone(),
         tool: pending.tool.clone(),
         at_ms: pending.at_ms,
@@ -381,13 +384,14 @@ mod tests {
     #[test]
     fn without_receipts_the_hooks_leave_a_request_alone() {
         // No `start` ran in this test process: nothing is recorded.
-        let request = RequestState::detached();
-        assert!(request.receipt.get().is_none());
-        assert_eq!(ending(&request, &Ok(Value::Null)), None);
+        let slot = Slot::new();
+        admitted(&slot, "tool/call", 10, Some("t"));
+        assert!(slot.get().is_none());
+        assert_eq!(ending(&slot, false, false, &Ok(Value::Null)), None);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
-        assert_eq!(runtime.block_on(metered(&request, async { 7 })), 7);
-        settled(&request, Outcome::Result, 10);
+        assert_eq!(runtime.block_on(metered(&slot, async { 7 })), 7);
+        settled(&slot, 1, Outcome::Result, 10);
     }
 }

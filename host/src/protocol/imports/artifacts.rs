@@ -5,8 +5,9 @@
 pub use super::state::{MAX_ARTIFACT_TOTAL, MAX_ARTIFACTS};
 
 use super::gate::{self, bound};
+use crate::protocol::request_state::RequestState;
 use crate::protocol::reverse::ChildError;
-use crate::protocol::session::{RequestState, Session};
+use crate::protocol::session::Session;
 use crate::runtime::cache::sha256_hex;
 use crate::runtime::types::GuestError;
 use base64::Engine as _;

@@ -3,8 +3,9 @@
 //! request reaches the guest. One wording each, so a guest sees the same
 //! sentence whichever service refused it.
 
+use crate::protocol::request_state::RequestState;
 use crate::protocol::reverse::ChildError;
-use crate::protocol::session::{RequestState, Session, Setup};
+use crate::protocol::session::{Session, Setup};
 use crate::runtime::types::{GuestError, RpcError};
 use crate::wire::error_code::ErrorCode;
 use std::sync::Arc;
