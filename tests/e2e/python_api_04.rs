@@ -13,13 +13,16 @@
 //! The SDK's 0.4 surface (`tests/guests/python-api04/extension.py`, built by
 //! `scripts/build-guests-python api04`): tool prompt metadata, tool
 //! composition with hostsim answering for octet (another tool's value, the
-//! whole outcome, the context, the store and octet's errors, and what the
-//! SDK refuses before anything is written), and the 0.4 hook results
+//! whole outcome, a streaming call's partial results, the context, the
+//! store and octet's errors, and what the SDK refuses before anything is
+//! written), and the 0.4 hook results
 //! (docs/api-0.4.md#v04-hook-results, #v04-composition).
 
 use crate::python_compat::python_shim;
 use crate::support::{REQUEST_TIMEOUT, Shim, expect_error, expect_result, repo_root, tool_text};
-use octet_wasm::hostsim::{ApiVersion, ChildId, FrameKind, ManifestSpec, REQUIRED_FEATURES, Reply};
+use octet_wasm::hostsim::{
+    ApiVersion, ChildId, CompositionCall, FrameKind, ManifestSpec, REQUIRED_FEATURES, Reply,
+};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use tempfile::TempDir;
@@ -211,6 +214,7 @@ const API04_TOOLS: &[&str] = &[
     "prompted",
     "plain",
     "compose_call",
+    "compose_stream",
     "compose_context",
     "compose_store",
     "compose_bad",
@@ -343,6 +347,78 @@ fn python_api04_calls_another_tool_through_octet() {
         ),
         (-32602, "unknown tool: gone")
     );
+    shim.shutdown();
+}
+
+#[test]
+fn python_api04_streams_a_calls_partial_results() {
+    let (mut shim, _dir, _) = api04();
+    let id = shim.send_tool(
+        "compose_stream",
+        json!({"name": "grep", "arguments": {"pattern": "TODO"}}),
+    );
+    let frame = shim.recv(REQUEST_TIMEOUT).expect("a child request");
+    assert_eq!(
+        frame.raw,
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"wasm:1","method":"composition/call","params":{{"parent_request_id":{id},"name":"grep","arguments":{{"pattern":"TODO"}},"updates":true}}}}"#
+        )
+    );
+    let call = CompositionCall::from_frame(&frame).unwrap();
+    shim.serve_composition_call(
+        &call,
+        &[json!({"line": "a.rs:1"}), json!({"line": "b.rs:7"})],
+        json!({"matches": 2}),
+    )
+    .unwrap();
+    let reply = shim.reply(id);
+    assert!(reply.before.is_empty(), "{}", reply.frame.raw);
+    assert_eq!(
+        reply.frame.raw,
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"{{\"updates\":[[1,{{\"line\":\"a.rs:1\"}}],[2,{{\"line\":\"b.rs:7\"}}]],\"value\":{{\"matches\":2}}}}"}}],"is_error":false,"metadata":{{}}}}}}"#
+        )
+    );
+
+    // The whole outcome.
+    let id = shim.send_tool("compose_stream", json!({"name": "grep", "full": true}));
+    let call = CompositionCall::from_frame(&shim.recv(REQUEST_TIMEOUT).unwrap()).unwrap();
+    assert!(call.full_outcome && call.updates, "{call:?}");
+    shim.serve_composition_call(&call, &[json!("partial")], json!("done"))
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&tool_text(&shim.reply(id))).unwrap(),
+        json!({
+            "updates": [[1, "partial"]],
+            "value": {"content": [{"type": "text", "text": "\"done\""}], "is_error": false, "value": "done"},
+        })
+    );
+
+    // Abandoned after the first update: the guest answers, and octet is
+    // told (in either order); what octet still sends for it is dropped.
+    let id = shim.send_tool("compose_stream", json!({"name": "grep", "first": true}));
+    let call = CompositionCall::from_frame(&shim.recv(REQUEST_TIMEOUT).unwrap()).unwrap();
+    shim.composition_update(&call.id, 1, json!("only")).unwrap();
+    let frames = [
+        shim.recv(REQUEST_TIMEOUT).expect("a frame"),
+        shim.recv(REQUEST_TIMEOUT).expect("a frame"),
+    ];
+    let raws: Vec<&str> = frames.iter().map(|f| f.raw.as_str()).collect();
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"{{\"updates\":[[1,\"only\"]]}}"}}],"is_error":false,"metadata":{{}}}}}}"#
+    );
+    let abandon = format!(
+        r#"{{"jsonrpc":"2.0","method":"$/cancelRequest","params":{{"id":{},"reason":"cancelled"}}}}"#,
+        call.id.to_json()
+    );
+    assert!(
+        raws.contains(&answer.as_str()) && raws.contains(&abandon.as_str()),
+        "{raws:#?}"
+    );
+    shim.composition_update(&call.id, 2, json!("late")).unwrap();
+    shim.respond(&call.id, json!({"value": "late"})).unwrap();
+    assert_eq!(tool_text(&shim.tool("plain", json!({}))), "plain");
+    shim.check_clean().expect("only valid frames on stdout");
     shim.shutdown();
 }
 

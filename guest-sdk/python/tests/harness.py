@@ -59,6 +59,7 @@ class Host:
         self.reason = "user"
         self.revision = 0
         self.catalog: list = []
+        self.updates: list = []
 
     def install(self) -> None:
         def record(name, default=None):
@@ -100,6 +101,8 @@ class Host:
         composition.context = record("composition_context")
         composition.call = record("composition_call", "null")
         composition.store = record("composition_store")
+        composition.start_call = record(
+            "composition_start_call", lambda name, arguments, full: PendingCall(self))
 
     def _register(self, definitions):
         self.revision += 1
@@ -113,6 +116,34 @@ class Host:
 
     def named(self, name: str) -> list:
         return [call for call in self.calls if call[0] == name]
+
+
+class PendingCall:
+    """A started composition call: hands out ``host.updates`` (``(sequence,
+    json text)`` pairs), then ``host.answers["finish"]``; records each
+    step, and the drop."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.updates = list(host.updates)
+
+    def next_update(self):
+        from wit_world.imports import composition
+
+        self.host.calls.append(("next_update",))
+        if not self.updates:
+            return None
+        sequence, result = self.updates.pop(0)
+        return composition.CompositionUpdate(sequence, result)
+
+    def finish(self):
+        self.host.calls.append(("finish",))
+        if "finish" in self.host.fail:
+            raise Err(self.host.fail["finish"])
+        return self.host.answers.get("finish", "null")
+
+    def __exit__(self, *exc) -> None:
+        self.host.calls.append(("drop",))
 
 
 def fresh() -> Host:

@@ -6,6 +6,9 @@ Tools: `prompted` (a prompt snippet and two guidelines, with the TAB and LF
 they may hold), `plain` (none). Composition (`tool_composition_v1`,
 declared by `uses_composition()`): `compose_call {name, arguments, full}`
 answers the other tool's value (or outcome) as JSON text,
+`compose_stream {name, arguments, full, first}` starts a streaming call
+(`call_streaming`) and answers the updates it read and the value, or with
+`first` abandons the call after the first update,
 `compose_context` the context, `compose_store {set, delete}` `stored`,
 `compose_bad {case}` a request the SDK refuses before anything is written;
 command `compose` tries to compose from a command.
@@ -48,6 +51,20 @@ def compose_call(args):
     value = composition.call(args["name"], args.get("arguments"),
                              full_outcome=bool(args.get("full")))
     return json.dumps(value, separators=(",", ":"))
+
+
+@ext.tool(name="compose_stream", description="Call another tool, reading its partial results")
+def compose_stream(args):
+    call = composition.call_streaming(args["name"], args.get("arguments"),
+                                      full_outcome=bool(args.get("full")))
+    updates = []
+    with call:
+        for update in call:
+            updates.append([update.sequence, update.result])
+            if args.get("first"):
+                return json.dumps({"updates": updates}, separators=(",", ":"))
+        value = call.finish()
+    return json.dumps({"updates": updates, "value": value}, separators=(",", ":"))
 
 
 @ext.tool(name="compose_context", description="Read the composition context")

@@ -23,8 +23,12 @@ tool call, and more than one store commit (at most 4,096 keys of 1 to
 refused (-32602), and without the feature negotiated -32601; octet's own
 errors arrive as :class:`RpcError` with its code and message.
 
-Not available: octet's ``updates`` stream (``composition/update``
-notifications); neither the WIT nor the shim carries partial results.
+``call_streaming`` starts a call whose partial results (octet's
+``composition/update`` stream) arrive while it runs: iterate the returned
+:class:`StreamingCall` for ``{"sequence", "result"}`` updates, then
+``finish()`` for the value. At most 4 calls of one tool call are in flight
+at once (the shim refuses a fifth); a gap in the sequences means the shim
+dropped updates (more than 64 waiting, or one out of bounds).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from . import jsonbounds, wit_version
 from .cancellation import CURRENT
 from .hostcalls import call as _call
 from .protocol import RpcError
+from .values import AttrDict
 
 FEATURE = "tool_composition_v1"
 MAX_CALLS = 256
@@ -103,12 +108,9 @@ def context() -> dict:
                        "max_calls": value.limits.max_calls}}
 
 
-def call(name: str, arguments: Optional[Mapping] = None, *,
-         full_outcome: bool = False) -> Any:
-    """``composition/call``: runs tool ``name`` with ``arguments`` (a JSON
-    object; ``{}`` when None) and returns its value, or with
-    ``full_outcome=True`` its whole outcome as octet reports it."""
-    imports = _imports()
+def _start(name: Any, arguments: Optional[Mapping], full_outcome: Any) -> str:
+    """Checks one call as octet would and counts it against the tool
+    call's budget; returns the arguments as JSON text."""
     if not _valid_tool_name(name):
         raise ValueError(f"composition call tool name {name!r} is not an identifier "
                          "(1-64 bytes of [A-Za-z_][A-Za-z0-9_.-]*)")
@@ -130,8 +132,81 @@ def call(name: str, arguments: Optional[Mapping] = None, *,
     if scope.used.get("calls", 0) >= MAX_CALLS:
         raise RpcError(-32602, f"a tool call may make at most {MAX_CALLS} composition calls")
     scope.used["calls"] = scope.used.get("calls", 0) + 1
-    result = _call(imports.call, name, text, full_outcome)
-    return _parse(result, "composition outcome" if full_outcome else "composition value")
+    return text
+
+
+def _what(full_outcome: bool) -> str:
+    return "composition outcome" if full_outcome else "composition value"
+
+
+def call(name: str, arguments: Optional[Mapping] = None, *,
+         full_outcome: bool = False) -> Any:
+    """``composition/call``: runs tool ``name`` with ``arguments`` (a JSON
+    object; ``{}`` when None) and returns its value, or with
+    ``full_outcome=True`` its whole outcome as octet reports it."""
+    imports = _imports()
+    text = _start(name, arguments, full_outcome)
+    return _parse(_call(imports.call, name, text, full_outcome), _what(full_outcome))
+
+
+class StreamingCall:
+    """A composition call in flight whose partial results arrive as they
+    come (``call_streaming``).
+
+    Iterating it waits for each update, an ``AttrDict`` with ``sequence``
+    (increasing; a gap means the shim dropped updates) and ``result`` (the
+    called tool's partial result); the iteration ends when no more will
+    come (the call has its final reply, failed, or the tool call ended).
+    :meth:`finish` then waits for the final value (updates not read yet are
+    discarded). :meth:`close`, or leaving a ``with`` block, abandons a call
+    not finished (the shim tells octet).
+    """
+
+    def __init__(self, pending: Any, full_outcome: bool) -> None:
+        self._pending = pending
+        self._full_outcome = full_outcome
+
+    def __iter__(self) -> "StreamingCall":
+        return self
+
+    def __next__(self) -> AttrDict:
+        update = None if self._pending is None else self._pending.next_update()
+        if update is None:
+            raise StopIteration
+        return AttrDict(sequence=update.sequence,
+                        result=_parse(update.result, "composition update"))
+
+    def finish(self) -> Any:
+        """The call's value (or with ``full_outcome`` its whole outcome)."""
+        if self._pending is None:
+            raise RpcError(-32602, "this composition call was already finished or closed")
+        pending, self._pending = self._pending, None
+        try:
+            text = _call(pending.finish)
+        finally:
+            pending.__exit__(None, None, None)
+        return _parse(text, _what(self._full_outcome))
+
+    def close(self) -> None:
+        """Abandons the call if it is not finished."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.__exit__(None, None, None)
+
+    def __enter__(self) -> "StreamingCall":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def call_streaming(name: str, arguments: Optional[Mapping] = None, *,
+                   full_outcome: bool = False) -> StreamingCall:
+    """Like :func:`call`, asking octet for the tool's partial results as it
+    runs (``updates: true``); returns once the call is sent."""
+    imports = _imports()
+    text = _start(name, arguments, full_outcome)
+    return StreamingCall(_call(imports.start_call, name, text, full_outcome), full_outcome)
 
 
 def store(set: Optional[Mapping] = None, delete: Iterable[str] = ()) -> None:  # noqa: A002
@@ -175,4 +250,4 @@ def store(set: Optional[Mapping] = None, delete: Iterable[str] = ()) -> None:  #
     scope.used["stored"] = True
 
 
-__all__ = ["FEATURE", "call", "context", "store"]
+__all__ = ["FEATURE", "StreamingCall", "call", "call_streaming", "context", "store"]

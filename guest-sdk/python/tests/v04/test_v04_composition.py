@@ -163,6 +163,70 @@ class Composition(unittest.TestCase):
         self.assertEqual(len(self.host.calls) - fresh_calls, 257)
 
 
+class Streaming(unittest.TestCase):
+    def setUp(self) -> None:
+        self.host = fresh()
+
+    def test_updates_then_the_value(self) -> None:
+        from octet_extension import composition
+
+        self.host.updates = [(1, '{"line":"a.rs:1"}'), (3, '"b"')]
+        self.host.answers["finish"] = '{"matches":2}'
+
+        def run(args):
+            call = composition.call_streaming("grep", {"pattern": "TODO"})
+            seen = [(update.sequence, update["result"]) for update in call]
+            return json.dumps({"updates": seen, "value": call.finish()})
+
+        _, guest = composing(run)
+        self.assertEqual(json.loads(texts(tool(guest, "t"))[0]), {
+            "updates": [[1, {"line": "a.rs:1"}], [3, "b"]], "value": {"matches": 2}})
+        steps = [c for c in self.host.calls if c[0] != "log"]
+        self.assertEqual(steps, [
+            ("composition_start_call", "grep", '{"pattern":"TODO"}', False),
+            ("next_update",), ("next_update",), ("next_update",), ("finish",), ("drop",)])
+
+    def test_finish_once_close_abandons_and_errors_arrive(self) -> None:
+        from octet_extension import RpcError, composition
+
+        def run(args):
+            with composition.call_streaming("grep", full_outcome=True) as abandoned:
+                pass
+            self.assertEqual(list(abandoned), [])
+            call = composition.call_streaming("grep")
+            call.finish()
+            with self.assertRaisesRegex(RpcError, "already finished or closed"):
+                call.finish()
+            self.host.fail["finish"] = wit.Error_Rpc(wit.RpcError(-32602, "unknown tool: grep",
+                                                                  None))
+            failing = composition.call_streaming("grep")
+            with self.assertRaises(RpcError) as raised:
+                failing.finish()
+            return f"{raised.exception.code} {raised.exception.message}"
+
+        _, guest = composing(run)
+        self.assertEqual(texts(tool(guest, "t")), ["-32602 unknown tool: grep"])
+        starts = self.host.named("composition_start_call")
+        self.assertEqual([call[3] for call in starts], [True, False, False])
+        self.assertEqual(len(self.host.named("drop")), 3)
+
+    def test_the_bounds_and_budget_of_call(self) -> None:
+        from octet_extension import RpcError, composition
+
+        def run(args):
+            with self.assertRaisesRegex(ValueError, "is not an identifier"):
+                composition.call_streaming("no spaces")
+            for _ in range(256):
+                composition.call_streaming("grep").close()
+            with self.assertRaisesRegex(RpcError, "at most 256 composition calls"):
+                composition.call("grep")
+            return "done"
+
+        _, guest = composing(run)
+        self.assertEqual(texts(tool(guest, "t")), ["done"])
+        self.assertEqual(len(self.host.named("composition_start_call")), 256)
+
+
 def wit_context():
     from wit_world.imports import composition
 
