@@ -518,7 +518,7 @@ async fn handle_notification(session: &Arc<Session>, phase: &Phase, method: &str
         cancel_request(session, params).await;
         return;
     }
-    if method == super::composition_updates::METHOD {
+    if method == super::imports::composition::updates::METHOD {
         session.composition_update(params);
         return;
     }

@@ -3,11 +3,11 @@
 //! all of them before a frame is written, so nothing the host would reject
 //! fatally ever reaches it. [`gate`] holds the checks they share; [`state`]
 //! and [`catalogs`] the per-generation state the session keeps for them.
-//! (`agents` and `composition` are still beside the session in
-//! `protocol::agents` and `protocol::composition`.)
+//! (`agents` is still beside the session in `protocol::agents`.)
 
 pub mod artifacts;
 pub mod catalogs;
+pub mod composition;
 pub mod gate;
 pub mod policy;
 pub mod presentation;

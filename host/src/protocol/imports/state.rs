@@ -34,7 +34,7 @@ pub struct Services {
     /// One catalog mutation at a time (docs/services.md#catalog-checks).
     pub(super) mutation: tokio::sync::Mutex<()>,
     /// What each live tool call has used of its composition budget.
-    pub(crate) composition: crate::protocol::composition::Parents,
+    pub(crate) composition: super::composition::state::Parents,
 }
 
 #[derive(Default)]

@@ -1,36 +1,24 @@
-//! octet's partial results of a composition call (`composition/update`
-//! notifications, API 0.4): the `start-call` import that asks for them, and
-//! the routing of each notification to the call it belongs to.
-//! docs/api-0.4.md#v04-composition-updates.
-//!
-//! octet is trusted, but what it relays is the called tool's output, and a
-//! wrong notification must never stop the extension: every notification
-//! that does not fit is dropped, counted and logged, never answered (it is
-//! a notification) and never fatal. An update is routed only to a call the
-//! shim sent with `updates: true` and that is still waiting for its reply;
-//! its `sequence` must be greater than the last one accepted for that call;
-//! its `result` must fit the guest-JSON bounds ([`super::guest_json`]) and
-//! [`MAX_UPDATE_BYTES`]. At most [`MAX_BUFFERED`] updates
-//! ([`MAX_BUFFERED_BYTES`] together) wait for the guest per call; past that
-//! the oldest gives way (the newest partial result is the most complete,
-//! and stdin is never left unread while a guest is slow). The buffer is
-//! freed when the guest finishes or drops the call, and when the tool call
-//! ends or is cancelled.
+//! What the session keeps for tool composition over a process generation:
+//! each live tool call's budget (calls made, in flight, sidecars, its one
+//! store commit) and the routes of the calls that asked for
+//! `composition/update` notifications, with their bounds. Plain state,
+//! below the composition imports that use it (docs/api-0.4.md#v04-composition).
 
-use super::request_state::RequestState;
-use super::session::Session;
-use crate::cancel::CancelToken;
 use crate::log::Level;
-use crate::runtime::pending::{PendingCall, Pushed, UpdateQueue};
+use crate::protocol::request_state::RequestState;
+use crate::runtime::pending::{Pushed, UpdateQueue};
 use crate::runtime::types::{CompositionUpdate, GuestError};
 use crate::wire::message::ChildId;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
-/// The notification.
-pub const METHOD: &str = "composition/update";
+/// Most composition calls per tool call.
+pub const MAX_CALLS: u32 = 256;
+/// Composition calls of one tool call in flight at once (`start-call`
+/// returns before its reply): octet overlaps at most four reads.
+pub const MAX_IN_FLIGHT: u32 = 4;
 /// Updates waiting for the guest per call (octet buffers as many).
 pub const MAX_BUFFERED: usize = 64;
 /// Bytes of results waiting for the guest per call, together.
@@ -60,7 +48,7 @@ pub enum Ignored {
 }
 
 impl Ignored {
-    fn reason(&self) -> String {
+    pub(super) fn reason(&self) -> String {
         match self {
             Ignored::Malformed(what) => format!("malformed: {what}"),
             Ignored::Unknown => {
@@ -88,11 +76,11 @@ impl Routes {
         self.routes.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn open(&self, id: &ChildId, queue: Arc<UpdateQueue>) {
+    pub(super) fn open(&self, id: &ChildId, queue: Arc<UpdateQueue>) {
         self.lock().insert(id.clone(), Route { queue, last: None });
     }
 
-    fn close(&self, id: &ChildId) {
+    pub(super) fn close(&self, id: &ChildId) {
         self.lock().remove(id);
     }
 
@@ -141,7 +129,7 @@ impl Routes {
 
     /// Logs a dropped notification: the first few, then at every power of
     /// two, with the count so far.
-    fn ignored(&self, why: &Ignored) {
+    pub(super) fn ignored(&self, why: &Ignored) {
         let count = self.ignored.fetch_add(1, Ordering::Relaxed) + 1;
         if count <= 8 || count.is_power_of_two() {
             crate::log!(Level::Warning, "composition/update ignored",
@@ -149,7 +137,7 @@ impl Routes {
         }
     }
 
-    fn overflowed(&self, dropped: usize) {
+    pub(super) fn overflowed(&self, dropped: usize) {
         let before = self.overflowed.fetch_add(dropped as u64, Ordering::Relaxed);
         let count = before + dropped as u64;
         if before < 8 || (before + 1..=count).any(u64::is_power_of_two) {
@@ -168,108 +156,86 @@ fn check_result(result: &Value) -> Result<String, String> {
             text.len()
         ));
     }
-    super::guest_json::parse(&text, "the update's result").map_err(|err| err.to_string())?;
+    crate::protocol::guest_json::parse(&text, "the update's result")
+        .map_err(|err| err.to_string())?;
     Ok(text)
 }
 
-impl Session {
-    /// A `composition/update` from octet (never answered, never fatal).
-    pub fn composition_update(&self, params: &Value) {
-        let routes = &self.services.composition.updates;
-        match routes.accept(params, |id| self.children.is_pending(id)) {
-            Ok(0) => {}
-            Ok(dropped) => routes.overflowed(dropped),
-            Err(why) => routes.ignored(&why),
-        }
-    }
+/// What one tool call has used of its composition budget.
+pub(super) struct Use {
+    parent: Weak<RequestState>,
+    calls: u32,
+    /// Calls sent and not yet answered.
+    in_flight: u32,
+    pub(super) sidecars: u32,
+    pub(super) stored: bool,
+}
 
-    /// `composition.start-call`: the call is sent with `updates: true` by a
-    /// task of its own, and the guest holds the returned handle.
-    pub(super) async fn composition_start_for(
-        self: Arc<Self>,
-        scope: Option<Arc<RequestState>>,
-        name: String,
-        arguments: String,
-        full_outcome: bool,
-    ) -> Result<PendingCall, GuestError> {
-        let parent = self.composition_parent(scope, "composition.start-call")?;
-        let mut params = self.composition_call_params(&parent, &name, &arguments, full_outcome)?;
-        params["updates"] = json!(true);
-        let queue = Arc::new(UpdateQueue::new(MAX_BUFFERED, MAX_BUFFERED_BYTES));
-        let (answer, outcome) = tokio::sync::oneshot::channel();
-        let abandon = CancelToken::new();
-        let cancel = CancelToken::new();
-        let call = PendingCall::new(queue.clone(), outcome, abandon.clone());
-        tokio::spawn(follow_parent(
-            parent.clone(),
-            abandon,
-            cancel.clone(),
-            queue.clone(),
-        ));
-        tokio::spawn(async move {
-            let reply = self.updating_call(params, &cancel, queue).await;
-            self.services.composition.end(&parent);
-            let result = match reply {
-                Ok(reply) => {
-                    self.composition_call_answer(&parent, reply, full_outcome)
-                        .await
-                }
-                Err(error) => Err(error),
-            };
-            let _ = answer.send(result);
-        });
-        Ok(call)
-    }
-
-    /// Sends the call and waits for its reply, routing its updates to
-    /// `queue` meanwhile.
-    async fn updating_call(
-        &self,
-        params: Value,
-        cancel: &CancelToken,
-        queue: Arc<UpdateQueue>,
-    ) -> Result<serde_json::Map<String, Value>, GuestError> {
-        const CALL: &str = "composition/call";
-        let routes = &self.services.composition.updates;
-        let mut routed = None;
-        let reply = self
-            .composition_request_with(CALL, params, cancel, |id| {
-                routes.open(id, queue.clone());
-                routed = Some(id.clone());
-            })
-            .await;
-        if let Some(id) = routed {
-            routes.close(&id);
+impl Use {
+    fn new(parent: &Arc<RequestState>) -> Use {
+        Use {
+            parent: Arc::downgrade(parent),
+            calls: 0,
+            in_flight: 0,
+            sidecars: 0,
+            stored: false,
         }
-        queue.close();
-        reply
     }
 }
 
-/// Ends the call (`cancel`) when the tool call does (cancelled, past its
-/// deadline or answered) or the guest drops the handle (`abandon`): octet
-/// is told with the tool call's reason when it has one (a cancelled tool
-/// call also stops its guest, which drops the handle), and the updates not
-/// read are freed. After a reply, cancelling changes nothing.
-async fn follow_parent(
-    parent: Arc<RequestState>,
-    abandon: CancelToken,
-    cancel: CancelToken,
-    queue: Arc<UpdateQueue>,
-) {
-    let reason = tokio::select! {
-        biased;
-        () = parent.cancel.cancelled() => parent.cancel.reason().unwrap_or_else(|| "cancelled".into()),
-        () = parent.finished.cancelled() => "cancelled".to_owned(),
-        () = abandon.cancelled() => "cancelled".to_owned(),
-    };
-    cancel.cancel(&reason);
-    queue.discard();
+/// The budgets of the live tool calls, by request id. An entry whose tool
+/// call has finished (or whose id now names another request) is stale and
+/// dropped when next seen, so the map never outgrows the live requests.
+/// Also the routes of the calls that asked for updates.
+#[derive(Default)]
+pub struct Parents {
+    uses: Mutex<HashMap<u64, Use>>,
+    pub(crate) updates: Routes,
+}
+
+impl Parents {
+    pub(super) fn with<T>(&self, parent: &Arc<RequestState>, f: impl FnOnce(&mut Use) -> T) -> T {
+        let mut map = self.uses.lock().unwrap_or_else(|e| e.into_inner());
+        map.retain(|_, used| used.parent.strong_count() > 0);
+        let used = map.entry(parent.id).or_insert_with(|| Use::new(parent));
+        if !Weak::ptr_eq(&used.parent, &Arc::downgrade(parent)) {
+            *used = Use::new(parent);
+        }
+        f(used)
+    }
+
+    /// Counts a call of `parent` sent, refusing one past [`MAX_CALLS`] or
+    /// [`MAX_IN_FLIGHT`]; every `Ok` is followed by one [`Parents::end`].
+    pub(super) fn begin(&self, parent: &Arc<RequestState>) -> Result<(), GuestError> {
+        self.with(parent, |used| {
+            if used.in_flight >= MAX_IN_FLIGHT {
+                return Err(GuestError::InvalidParams(format!(
+                    "a tool call may have at most {MAX_IN_FLIGHT} composition calls in flight; finish one first"
+                )));
+            }
+            used.calls += 1;
+            if used.calls > MAX_CALLS {
+                return Err(GuestError::InvalidParams(format!(
+                    "a tool call may make at most {MAX_CALLS} composition calls"
+                )));
+            }
+            used.in_flight += 1;
+            Ok(())
+        })
+    }
+
+    /// A call begun with [`Parents::begin`] has its answer.
+    pub(super) fn end(&self, parent: &Arc<RequestState>) {
+        self.with(parent, |used| {
+            used.in_flight = used.in_flight.saturating_sub(1)
+        });
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn routes_with(id: &str) -> (Routes, Arc<UpdateQueue>) {
         let routes = Routes::default();

@@ -17,19 +17,25 @@
 //! A call started with `start-call` asks for octet's partial results
 //! (`updates: true`); [`super::composition_updates`] routes them to it.
 
-use super::deadlines::Kind;
-use super::request_state::RequestState;
-use super::session::Session;
-use super::sidecar::{self, Sidecar};
-use crate::runtime::types::{CompositionContext, CompositionLimits, GuestError, RpcError};
+pub mod sidecar;
+pub mod state;
+pub mod updates;
+
+pub use state::{MAX_CALLS, MAX_IN_FLIGHT, Parents};
+
+use super::gate::{self, bound, refused};
+use crate::protocol::deadlines::Kind;
+use crate::protocol::request_state::RequestState;
+use crate::protocol::session::Session;
+use crate::runtime::types::{CompositionContext, CompositionLimits, GuestError};
+use crate::wire::error_code::ErrorCode;
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Mutex, Weak};
+use sidecar::Sidecar;
+use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// The negotiated feature.
 pub const FEATURE: &str = "tool_composition_v1";
-/// Most composition calls per tool call.
-pub const MAX_CALLS: u32 = 256;
 /// Arguments of one call: bytes and nesting.
 pub const MAX_ARGUMENT_BYTES: usize = 128 * 1024;
 pub const MAX_ARGUMENT_DEPTH: usize = 32;
@@ -41,92 +47,6 @@ pub const MAX_VALUE_BYTES: usize = 256 * 1024;
 pub const MAX_STORE_BYTES: usize = 1 << 20;
 /// Most sidecar files read per tool call.
 pub const MAX_SIDECARS: u32 = 256;
-/// Composition calls of one tool call in flight at once (`start-call`
-/// returns before its reply): octet overlaps at most four reads.
-pub const MAX_IN_FLIGHT: u32 = 4;
-
-/// What one tool call has used of its composition budget.
-struct Use {
-    parent: Weak<RequestState>,
-    calls: u32,
-    /// Calls sent and not yet answered.
-    in_flight: u32,
-    sidecars: u32,
-    stored: bool,
-}
-
-impl Use {
-    fn new(parent: &Arc<RequestState>) -> Use {
-        Use {
-            parent: Arc::downgrade(parent),
-            calls: 0,
-            in_flight: 0,
-            sidecars: 0,
-            stored: false,
-        }
-    }
-}
-
-/// The budgets of the live tool calls, by request id. An entry whose tool
-/// call has finished (or whose id now names another request) is stale and
-/// dropped when next seen, so the map never outgrows the live requests.
-/// Also the routes of the calls that asked for updates.
-#[derive(Default)]
-pub struct Parents {
-    uses: Mutex<HashMap<u64, Use>>,
-    pub(super) updates: super::composition_updates::Routes,
-}
-
-impl Parents {
-    fn with<T>(&self, parent: &Arc<RequestState>, f: impl FnOnce(&mut Use) -> T) -> T {
-        let mut map = self.uses.lock().unwrap_or_else(|e| e.into_inner());
-        map.retain(|_, used| used.parent.strong_count() > 0);
-        let used = map.entry(parent.id).or_insert_with(|| Use::new(parent));
-        if !Weak::ptr_eq(&used.parent, &Arc::downgrade(parent)) {
-            *used = Use::new(parent);
-        }
-        f(used)
-    }
-
-    /// Counts a call of `parent` sent, refusing one past [`MAX_CALLS`] or
-    /// [`MAX_IN_FLIGHT`]; every `Ok` is followed by one [`Parents::end`].
-    pub(super) fn begin(&self, parent: &Arc<RequestState>) -> Result<(), GuestError> {
-        self.with(parent, |used| {
-            if used.in_flight >= MAX_IN_FLIGHT {
-                return Err(bound(format!(
-                    "a tool call may have at most {MAX_IN_FLIGHT} composition calls in flight; finish one first"
-                )));
-            }
-            used.calls += 1;
-            if used.calls > MAX_CALLS {
-                return Err(bound(format!(
-                    "a tool call may make at most {MAX_CALLS} composition calls"
-                )));
-            }
-            used.in_flight += 1;
-            Ok(())
-        })
-    }
-
-    /// A call begun with [`Parents::begin`] has its answer.
-    pub(super) fn end(&self, parent: &Arc<RequestState>) {
-        self.with(parent, |used| {
-            used.in_flight = used.in_flight.saturating_sub(1)
-        });
-    }
-}
-
-pub(super) fn bound(message: impl Into<String>) -> GuestError {
-    GuestError::InvalidParams(message.into())
-}
-
-fn refused(code: i32, message: impl Into<String>) -> GuestError {
-    GuestError::Rpc(RpcError {
-        code,
-        message: message.into(),
-        data: None,
-    })
-}
 
 /// An answer from octet that does not have the documented shape.
 pub(super) fn invalid(method: &str, why: impl std::fmt::Display) -> GuestError {
@@ -141,7 +61,7 @@ pub fn check_arguments(arguments: &str) -> Result<Value, GuestError> {
             arguments.len()
         )));
     }
-    let value = super::guest_json::parse_within(
+    let value = crate::protocol::guest_json::parse_within(
         arguments,
         "the composition call arguments",
         MAX_ARGUMENT_DEPTH,
@@ -188,8 +108,9 @@ pub fn check_store(
             )));
         }
         total += text.len();
-        let value = super::guest_json::parse(&text, &format!("the store value of {key:?}"))
-            .map_err(|err| bound(err.to_string()))?;
+        let value =
+            crate::protocol::guest_json::parse(&text, &format!("the store value of {key:?}"))
+                .map_err(|err| bound(err.to_string()))?;
         object.insert(key, value);
     }
     if total > MAX_STORE_BYTES {
@@ -207,12 +128,12 @@ impl Session {
         scope: Option<Arc<RequestState>>,
         what: &str,
     ) -> Result<Arc<RequestState>, GuestError> {
-        super::imports::gate::feature(self, FEATURE, what)?;
+        gate::feature(self, FEATURE, what)?;
         scope
             .filter(|parent| parent.kind == Kind::Tool)
             .ok_or_else(|| {
                 refused(
-                    -32602,
+                    ErrorCode::InvalidParams,
                     format!("{what} is only available while serving a model tool call"),
                 )
             })
@@ -241,7 +162,7 @@ impl Session {
             .children
             .call_with(self.writer(), true, method, params, cancel, issued)
             .await
-            .map_err(|error| super::imports::gate::child_error(method, error))?;
+            .map_err(|error| gate::child_error(method, error))?;
         match reply {
             Value::Object(map) => Ok(map),
             other => Err(invalid(method, format!("expected an object, got {other}"))),
@@ -287,7 +208,7 @@ impl Session {
     }
 
     /// `composition.context`.
-    pub(super) async fn composition_context_for(
+    pub(crate) async fn composition_context_for(
         &self,
         scope: Option<Arc<RequestState>>,
     ) -> Result<CompositionContext, GuestError> {
@@ -338,7 +259,7 @@ impl Session {
         arguments: &str,
         full_outcome: bool,
     ) -> Result<Value, GuestError> {
-        if !super::catalog::is_identifier(name) {
+        if !crate::protocol::catalog::is_identifier(name) {
             return Err(bound(format!(
                 "composition call tool name {name:?} is not an identifier (1-64 bytes of [A-Za-z_][A-Za-z0-9_.-]*)"
             )));
@@ -377,7 +298,7 @@ impl Session {
     }
 
     /// `composition.call`.
-    pub(super) async fn composition_call_for(
+    pub(crate) async fn composition_call_for(
         &self,
         scope: Option<Arc<RequestState>>,
         name: String,
@@ -394,7 +315,7 @@ impl Session {
     }
 
     /// `composition.store`.
-    pub(super) async fn composition_store_for(
+    pub(crate) async fn composition_store_for(
         &self,
         scope: Option<Arc<RequestState>>,
         set: Vec<(String, String)>,
