@@ -224,7 +224,10 @@ class ApiV04Names(unittest.TestCase):
         # Backed now (the hook's registration and result are tested against
         # the 0.4.0 bindings in v04/): the module and its names import.
         import octet_extension
-        from octet_extension.cache_warming import CacheWarmingDecisionPayload, cache_warming_decision
+        from octet_extension.cache_warming import (
+            CacheWarmingDecisionPayload,
+            cache_warming_decision,
+        )
 
         self.assertIs(cache_warming_decision, octet_extension.cache_warming_decision)
         self.assertEqual(cache_warming_decision("stop"), {"cache_warming_decision": "stop"})

@@ -90,7 +90,8 @@ class CacheWarming(unittest.TestCase):
 
         for api in ("0.1", "0.2"):
             ext = Extension(api_version=api)
-            with self.subTest(api=api), self.assertRaisesRegex(ValueError, "requires extension API 0.4"):
+            with self.subTest(api=api), \
+                    self.assertRaisesRegex(ValueError, "requires extension API 0.4"):
                 ext.hook("cache_warming_decision")
             with self.subTest(api=api), self.assertRaises(ValueError):
                 ext.cache_warming_decision(lambda payload: None)

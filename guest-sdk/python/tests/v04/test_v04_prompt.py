@@ -79,7 +79,8 @@ class PromptMetadata(unittest.TestCase):
         from octet_extension import Extension
 
         for api in ("0.1", "0.2"):
-            with self.subTest(api=api), self.assertRaisesRegex(ValueError, "requires extension API 0.4"):
+            with self.subTest(api=api), \
+                    self.assertRaisesRegex(ValueError, "requires extension API 0.4"):
                 Extension(api_version=api).tool(name="t", description="d", prompt_snippet="s")
 
     def test_dynamic_tools_keep_their_metadata(self) -> None:
