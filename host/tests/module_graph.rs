@@ -1,5 +1,5 @@
 //! The shim's module graph, read from its source: no import cycles, and the
-//! lower layers import nothing above them (docs/README.md#layout).
+//! lower layers import nothing above them (README.md#layout).
 //!
 //! A module depends on another when its non-test code names it through a
 //! path: a `use` tree or any path in an item (`crate::…`, `super::…`,

@@ -15,7 +15,7 @@
 //! flight at once, so never more than octet's four concurrent reads.
 //!
 //! A call started with `start-call` asks for octet's partial results
-//! (`updates: true`); [`super::composition_updates`] routes them to it.
+//! (`updates: true`); [`updates`] routes them to it.
 
 pub mod sidecar;
 pub mod state;
