@@ -10,6 +10,10 @@
 //!   warning and the tool works as before.
 //! - `examples/cache-warming/{js,c}`: octet's cache-warming example, the
 //!   Rust port's transcript byte for byte (docs/api-0.4.md#v04-hook-results).
+//! - `examples/text-stats/js`: octet's typescript-hello example in its own
+//!   language, the Rust port's transcript (counts, one progress report when
+//!   progress is offered and none otherwise, two calls at once,
+//!   cancellation in the delay).
 //! - the SDKs' composition test guests (`guest-sdk/js/test/guest/compose`,
 //!   `guest-sdk/c/tests/compose`, docs/api-0.4.md#v04-composition): context,
 //!   call and store as octet sees them, refused from a command.
@@ -379,4 +383,139 @@ fn a_streaming_composition_call_yields_updates_then_its_value_in_js_and_c() {
         );
         shim.shutdown();
     }
+}
+
+// ----- text-stats (JavaScript) -------------------------------------------
+
+fn text_stats() -> Shim {
+    let dir = repo_root().join("examples/text-stats/js");
+    assert!(
+        dir.join("text-stats.wasm").is_file(),
+        "run scripts/build-guests-js text-stats first"
+    );
+    let manifest = ManifestSpec::new("text-stats", ApiVersion::V0_4)
+        .description("Count characters, words, lines and UTF-8 bytes in supplied text (octet's typescript-hello example, sandboxed)")
+        .tools(&["text_stats"]);
+    Shim::start(&dir, "text-stats.wasm", manifest)
+}
+
+fn text_line(id: u64, text: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{}}}"#,
+        json!({"content": [{"type": "text", "text": text}], "is_error": false, "metadata": {}})
+    )
+}
+
+#[test]
+fn js_text_stats_counts_with_one_progress_report() {
+    let mut shim = text_stats();
+    let result = shim.initialize();
+    let protocol = &result["protocol"];
+    assert_eq!(
+        protocol["features"],
+        json!(["request_cancellation", "content_parts", "request_progress"])
+    );
+    assert_eq!(protocol["limits"], json!({"max_concurrent_requests": 2}));
+    assert_eq!(
+        result["tools"],
+        json!([{
+            "name": "text_stats",
+            "description": "Count characters, words, lines and UTF-8 bytes in supplied text locally",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "text": {"type": "string", "maxLength": 65536},
+                    "delayMs": {"type": "integer", "minimum": 0, "maximum": 2000},
+                },
+                "required": ["text"],
+                "additionalProperties": false,
+            },
+        }])
+    );
+    let reply = shim.tool("text_stats", json!({"text": "hello world\n🦀"}));
+    let id = reply.frame.response_id().unwrap_or_default();
+    let before: Vec<&str> = reply.before.iter().map(|f| f.raw.as_str()).collect();
+    assert_eq!(
+        before,
+        [format!(
+            r#"{{"jsonrpc":"2.0","method":"$/progress","params":{{"request_id":{id},"sequence":1,"event":{{"type":"status","message":"Counting supplied text"}}}}}}"#
+        )]
+    );
+    assert_eq!(
+        reply.frame.raw,
+        text_line(id, "characters=13 words=3 lines=2 utf8_bytes=16")
+    );
+    for (text, counts) in [
+        ("", "characters=0 words=0 lines=0 utf8_bytes=0"),
+        ("   ", "characters=3 words=0 lines=1 utf8_bytes=3"),
+        (
+            "a\r\nb\rc\nd\n",
+            "characters=9 words=4 lines=5 utf8_bytes=9",
+        ),
+        (
+            "\u{feff}x\u{3000}y",
+            "characters=4 words=2 lines=1 utf8_bytes=8",
+        ),
+    ] {
+        let reply = shim.tool("text_stats", json!({"text": text}));
+        assert_eq!(tool_text(&reply), counts, "{text:?}");
+    }
+    for bad in [
+        json!({"text": "x", "delayMs": 2001}),
+        json!({"text": "x", "delayMs": 1.5}),
+        json!({"text": 3}),
+        json!({"text": "x", "extra": true}),
+        json!({"text": "é".repeat(65_537)}),
+    ] {
+        let reply = shim.tool("text_stats", bad.clone());
+        assert_eq!(expect_error(&reply).code, -32602, "{}", reply.frame.raw);
+    }
+    shim.shutdown();
+}
+
+#[test]
+fn js_text_stats_without_progress_offered_reports_none() {
+    let mut shim = text_stats();
+    let offered: Vec<String> = octet_wasm::hostsim::v0_4_optional_features(&[], true)
+        .into_iter()
+        .filter(|f| f != "request_progress")
+        .collect();
+    let offered: Vec<&str> = offered.iter().map(String::as_str).collect();
+    let params = shim.offer().optional_features(&offered).to_json();
+    let result = expect_result(&shim.initialize_with(params)).clone();
+    assert_eq!(
+        result["protocol"]["features"],
+        json!(["request_cancellation", "content_parts"])
+    );
+    let reply = shim.tool("text_stats", json!({"text": "a b"}));
+    assert!(reply.before.is_empty(), "{:?}", reply.before);
+    assert_eq!(
+        tool_text(&reply),
+        "characters=3 words=2 lines=1 utf8_bytes=3"
+    );
+    shim.shutdown();
+}
+
+#[test]
+fn js_text_stats_serves_two_calls_at_once_and_cancels_in_the_delay() {
+    let mut shim = text_stats();
+    shim.initialize();
+    let slow = shim.send_tool("text_stats", json!({"text": "slow", "delayMs": 2000}));
+    let quick = shim.send_tool("text_stats", json!({"text": "quick"}));
+    let reply = shim.reply(quick);
+    assert_eq!(
+        tool_text(&reply),
+        "characters=5 words=1 lines=1 utf8_bytes=5"
+    );
+    shim.cancel(slow, "user").expect("cancel");
+    let frames = shim
+        .wait_response(slow, REQUEST_TIMEOUT)
+        .expect("the slow call's answer");
+    assert_eq!(
+        frames.frame.raw,
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{slow},"error":{{"code":-32800,"message":"request cancelled","data":{{"reason":"user"}}}}}}"#
+        )
+    );
+    shim.shutdown();
 }
