@@ -61,12 +61,14 @@ pub fn machine() -> String {
                 .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
         })
         .unwrap_or_else(|| "unknown CPU".into());
+    format!("{cpus} CPUs ({model})")
+}
+
+/// The 1, 5 and 15 minute load averages.
+pub fn load() -> String {
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    format!(
-        "{cpus} CPUs ({model}), load average at end {}",
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
-    )
+    load.split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
 }

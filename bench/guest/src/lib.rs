@@ -1,9 +1,19 @@
 //! The benchmark guest: `burn {n}` does `n` rounds of a xorshift loop (pure
 //! CPU, no allocation), so 1 and 2 calls in flight show real parallelism.
 //! Declares concurrency 2, so the shim runs a pool of two instances.
+//!
+//! `hello_world {name}` answers "Hello, {name}!" like examples/hello-world
+//! but sends no notification: the per-call benchmark (`bench/hello`, API
+//! 0.1) runs it at full speed, where hello-world's notifications would hit
+//! the shim's bound of 200 a second.
 
 use octet_guest::prelude::*;
 use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Hello {
+    name: String,
+}
 
 #[derive(Deserialize)]
 struct Burn {
@@ -29,6 +39,15 @@ fn setup(ext: &mut Extension) {
             "required": ["n"],
         })),
         |args: Burn| format!("{}", burn(std::hint::black_box(args.n))),
+    );
+    ext.tool(
+        Tool::new("hello_world", "Greet someone, without a notification").parameters(json!({
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"],
+            "additionalProperties": false,
+        })),
+        |args: Hello| format!("Hello, {}!", args.name),
     );
 }
 

@@ -1,0 +1,124 @@
+//! One piece of a call's work, repeated in process, for callgrind to count
+//! (`octet-wasm-bench --piece NAME --iterations N`; `scripts/bench` and
+//! BENCHMARKS.md's breakdown run each under callgrind with N and 10 N and
+//! take the difference). The pieces are the shim's own functions on the
+//! bench guest's `hello_world` call, so the breakdown names real code:
+//!
+//! - `parse`: `wire::message::parse_line` on the request line;
+//! - `plan`: the execution context and arguments as the guest gets them
+//!   (`protocol::work::call_context`, the arguments' JSON text);
+//! - `guest`: one `call_tool` into the guest (wasmtime's call, the
+//!   canonical ABI both ways, the guest SDK's own work), as the lanes make it;
+//! - `result`: the guest's result as a wire frame (`results::tool_result`,
+//!   `encode_response`, the frame guard).
+
+use octet_wasm::cancel::CancelToken;
+use octet_wasm::protocol::api_version::ApiVersion;
+use octet_wasm::protocol::results::{ToolShape, tool_result};
+use octet_wasm::protocol::work::call_context;
+use octet_wasm::runtime::offline::Offline;
+use octet_wasm::runtime::types::{CallContext, ContentPart, ToolCall, ToolResult};
+use octet_wasm::runtime::{FsAccess, Limits, Runtime, Sandbox};
+use octet_wasm::wire::guard::check_frame;
+use octet_wasm::wire::message::{Inbound, encode_response, parse_line};
+use serde_json::Value;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The request line the fast driver sends (id 7).
+const LINE: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tool/call","params":{"name":"hello_world","arguments":{"name":"Ada"},"context":{"workspace":"/tmp/w","execution_scope":null,"host":{}}}}"#;
+
+pub fn run(piece: &str, iterations: usize, component: &Path) {
+    match piece {
+        "parse" => {
+            for _ in 0..iterations {
+                std::hint::black_box(parse_line(std::hint::black_box(LINE.as_bytes())).ok());
+            }
+        }
+        "plan" => {
+            let Ok(Inbound::Request { params, .. }) = parse_line(LINE.as_bytes()) else {
+                panic!("the request line does not parse")
+            };
+            for _ in 0..iterations {
+                let cx = call_context(7, std::hint::black_box(&params));
+                let arguments = params
+                    .get("arguments")
+                    .map_or_else(|| "{}".to_owned(), Value::to_string);
+                std::hint::black_box((cx, arguments));
+            }
+        }
+        "result" => {
+            let shape = ToolShape {
+                name: "hello_world",
+                output_schema: None,
+                artifacts: false,
+            };
+            for _ in 0..iterations {
+                let result = ToolResult {
+                    content: vec![ContentPart::Text("Hello, Ada!".into())],
+                    ..empty_result()
+                };
+                let value = tool_result(ApiVersion::V0_1, &shape, result).ok();
+                let line = encode_response(
+                    7,
+                    &value
+                        .ok_or(())
+                        .map_err(|()| octet_wasm::wire::message::RpcError::internal("x")),
+                );
+                std::hint::black_box(check_frame(&line).is_ok());
+            }
+        }
+        "guest" => guest(iterations, component),
+        other => panic!("unknown piece {other} (parse, plan, guest, result)"),
+    }
+}
+
+fn empty_result() -> ToolResult {
+    ToolResult {
+        content: Vec::new(),
+        structured_content: None,
+        is_error: false,
+        metadata: None,
+    }
+}
+
+fn guest(iterations: usize, component: &Path) {
+    let bytes = std::fs::read(component)
+        .unwrap_or_else(|err| panic!("cannot read {}: {err}", component.display()));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let (rt, _) = Runtime::<Offline>::load(&bytes, component, Limits::default(), None)
+        .expect("load the bench guest");
+    let sandbox = Sandbox {
+        filesystem: FsAccess::None,
+        workspace: std::env::temp_dir(),
+        network: false,
+        env: Vec::new(),
+        scratch: None,
+        output_bytes: 0,
+    };
+    let call = ToolCall {
+        name: "hello_world".into(),
+        arguments: r#"{"name":"Ada"}"#.into(),
+        catalog_revision: None,
+    };
+    let cx = CallContext {
+        request_id: 7,
+        workspace: "/tmp/w".into(),
+        execution_scope: None,
+        resource_owner: None,
+        host: "{}".into(),
+    };
+    runtime.block_on(async {
+        let mut instance = rt
+            .instantiate(Arc::new(Offline), &sandbox)
+            .await
+            .expect("instantiate");
+        for _ in 0..iterations {
+            let answer = instance.call_tool((), CancelToken::new(), &call, &cx).await;
+            assert!(matches!(answer, Ok(Ok(_))), "hello_world failed");
+        }
+    });
+}
