@@ -4,8 +4,8 @@
 //! The loop never runs guest code (lanes do) and never waits on the guest,
 //! except while answering `initialize`, when the host sends nothing else.
 
-use super::api_version::ApiVersion;
 use super::deadlines::Deadlines;
+use super::deadlines::watch::Watch;
 use super::initialize;
 use super::lanes::{self, Job, LaneContext, Lanes};
 use super::request_state::RequestState;
@@ -63,6 +63,8 @@ enum Phase {
 struct Running {
     lanes: Lanes,
     context: Arc<LaneContext>,
+    /// The one timer of every request deadline.
+    deadlines: Arc<Watch>,
 }
 
 /// Serves the wire until shutdown or end of input; returns the exit code.
@@ -405,7 +407,20 @@ async fn initialize(
         artifacts,
     });
     let lanes = Lanes::start(context.clone(), primary, pool);
-    Ok((reply, Box::new(Running { lanes, context })))
+    let deadlines = Arc::new(Watch::default());
+    let expiring = context.clone();
+    tokio::spawn(deadlines.clone().run(session.clone(), move |request| {
+        let context = expiring.clone();
+        async move { expire(&context, request).await }
+    }));
+    Ok((
+        reply,
+        Box::new(Running {
+            lanes,
+            context,
+            deadlines,
+        }),
+    ))
 }
 
 async fn handle_request(
@@ -469,7 +484,7 @@ async fn handle_request(
         _ => None,
     };
     crate::receipts::admitted(&request.receipt, method, bytes, tool);
-    arm_deadline(session.clone(), request.clone(), setup.api, limit);
+    running.deadlines.arm(request.deadline);
     if let Err(job) = running.lanes.dispatch(Job::Request {
         request: request.clone(),
         work,
@@ -484,25 +499,23 @@ async fn handle_request(
     }
 }
 
-/// Answers `request` for the guest when its deadline passes first.
-fn arm_deadline(
-    session: Arc<Session>,
-    request: Arc<RequestState>,
-    api: ApiVersion,
-    limit: Duration,
-) {
-    tokio::spawn(async move {
-        tokio::select! {
-            () = tokio::time::sleep_until(request.deadline) => {
-                crate::log!(Level::Warning, "request deadline passed; answering for the guest",
-                    "request_id" => request.id, "deadline_ms" => limit.as_millis() as u64);
-                request.expired.store(true, std::sync::atomic::Ordering::Release);
-                session.cancel(&request, "timeout", lanes::deadline_answer(api, request.kind, limit)).await;
-            }
-            () = request.cancel.cancelled() => {}
-            () = request.finished.cancelled() => {}
-        }
-    });
+/// Answers `request` for the guest: its deadline has passed (the
+/// [`Watch`] found it still active).
+async fn expire(context: &LaneContext, request: Arc<RequestState>) {
+    let limit = context.deadlines.for_kind(request.kind);
+    crate::log!(Level::Warning, "request deadline passed; answering for the guest",
+        "request_id" => request.id, "deadline_ms" => limit.as_millis() as u64);
+    request
+        .expired
+        .store(true, std::sync::atomic::Ordering::Release);
+    context
+        .session
+        .cancel(
+            &request,
+            "timeout",
+            lanes::deadline_answer(context.api, request.kind, limit),
+        )
+        .await;
 }
 
 async fn handle_notification(session: &Arc<Session>, phase: &Phase, method: &str, params: &Value) {
