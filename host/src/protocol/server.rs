@@ -68,7 +68,21 @@ struct Running {
 }
 
 /// Serves the wire until shutdown or end of input; returns the exit code.
+///
+/// The loop runs as a task of the protocol runtime rather than as the
+/// future `block_on` polls: waking the `block_on` future always goes
+/// through the driver's unpark (an eventfd write, then one more
+/// `epoll_wait`, on every request), while a spawned task woken on its own
+/// thread is queued locally.
 pub async fn serve(options: Options) -> i32 {
+    match tokio::spawn(serve_loop(options)).await {
+        Ok(code) => code,
+        Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+        Err(_) => 1,
+    }
+}
+
+async fn serve_loop(options: Options) -> i32 {
     let initialize_deadline = Instant::now() + INITIALIZE_BUDGET;
     let writer = Writer::stdout();
     let session = Arc::new(Session::new(writer.clone()));
