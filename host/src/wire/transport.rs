@@ -106,7 +106,17 @@ async fn read_async(stdin: tokio::io::unix::AsyncFd<StdinFd>, tx: mpsc::Sender<I
                     Ok(n as usize)
                 }
             }) {
-                Ok(result) => result,
+                Ok(result) => {
+                    // A read that did not fill the buffer emptied the pipe:
+                    // waiting for the next readiness event now saves the
+                    // `read` that would only return EAGAIN (one syscall per
+                    // request). tokio clears only the readiness this guard
+                    // saw, so bytes that arrive meanwhile still wake us.
+                    if matches!(result, Ok(n) if n > 0 && n < buffer.len()) {
+                        guard.clear_ready();
+                    }
+                    result
+                }
                 Err(_would_block) => continue,
             },
             Err(err) => Err(err),
