@@ -114,9 +114,12 @@ fn object<'v>(
 
 /// The execution context (docs/protocol.md#execution-context) in WIT form.
 pub fn call_context(id: u64, params: &Value) -> CallContext {
-    let context = params.get("context").cloned().unwrap_or(Value::Null);
-    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
-    let resource_owner = context.get("resource_owner").and_then(|owner| {
+    // Read in place: cloning the whole context (every string and map of
+    // it) cost more than the rest of planning a call.
+    let context = params.get("context");
+    let field = |key: &str| context.and_then(|context| context.get(key));
+    let text = |key: &str| field(key).and_then(Value::as_str).map(str::to_owned);
+    let resource_owner = field("resource_owner").and_then(|owner| {
         Some(ResourceOwner {
             session_id: owner.get("session_id")?.as_str()?.to_owned(),
             extension_instance_id: owner.get("extension_instance_id")?.as_str()?.to_owned(),
@@ -128,11 +131,16 @@ pub fn call_context(id: u64, params: &Value) -> CallContext {
         workspace: text("workspace").unwrap_or_default(),
         execution_scope: text("execution_scope"),
         resource_owner,
-        host: context
-            .get("host")
+        host: field("host")
             .map(Value::to_string)
             .unwrap_or_else(|| "{}".into()),
     }
+}
+
+/// A member's JSON text for the guest, `{}` when absent (encoded from the
+/// parsed value without copying it first).
+fn json_text(member: Option<&Value>) -> String {
+    member.map_or_else(|| "{}".to_owned(), Value::to_string)
 }
 
 fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, RpcError> {
@@ -169,12 +177,12 @@ fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Pl
     } else if !guest.catalog.tools.contains_key(name) {
         return Err(RpcError::method_not_found(format!("unknown tool: {name}")));
     }
-    let arguments = map.get("arguments").cloned().unwrap_or_else(|| json!({}));
+    let arguments = json_text(map.get("arguments"));
     Ok(Plan::Run {
         work: Work::Tool {
             call: ToolCall {
                 name: name.to_owned(),
-                arguments: arguments.to_string(),
+                arguments,
                 catalog_revision,
             },
             cx: call_context(id, params),
@@ -235,7 +243,7 @@ fn hook(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, R
     if !guest.description.hooks.iter().any(|h| h == hook) {
         return Ok(Plan::Answer(Ok(results::default_hook_result())));
     }
-    let payload = map.get("payload").cloned().unwrap_or_else(|| json!({}));
+    let payload = json_text(map.get("payload"));
     let kind = match hook {
         "before_prompt" => Kind::BeforePrompt,
         "after_response" => Kind::AfterResponse,
@@ -247,7 +255,7 @@ fn hook(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, R
     Ok(Plan::Run {
         work: Work::Hook {
             hook: hook.to_owned(),
-            payload: payload.to_string(),
+            payload,
             cx: call_context(id, params),
         },
         kind,
@@ -326,11 +334,7 @@ fn render(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan,
         work: Work::Render {
             request: RenderRequest {
                 name: name.to_owned(),
-                arguments: map
-                    .get("arguments")
-                    .cloned()
-                    .unwrap_or_else(|| json!({}))
-                    .to_string(),
+                arguments: json_text(map.get("arguments")),
                 output: map.get("output").and_then(Value::as_str).map(str::to_owned),
                 is_error: map
                     .get("is_error")
