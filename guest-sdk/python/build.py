@@ -19,7 +19,9 @@ Then the step it runs, printed first, is::
 where ``<wit>`` is the checkout's ``wit/0.4.0`` (``octet:extension@0.4.0``:
 tool prompt metadata, the 0.4 hook results, tool composition) when the
 manifest says ``api_version = "0.4"``, and ``wit/`` (0.2.0) otherwise, so
-0.1 and 0.2 extensions build as they always did (``--wit`` chooses), and
+0.1 and 0.2 extensions build as they always did (``--wit`` chooses);
+``<app dir>`` is a copy of the app's folder without its hidden entries
+(``.venv``, ``.octet-sdk``...), byte-code caches and components; and
 ``_octet_guest_entry`` (generated in a temporary directory) records
 the manifest's ``name`` and ``api_version`` (from ``extension.toml`` beside
 the app, or ``--manifest``), imports the app, which registers its
@@ -71,6 +73,16 @@ def componentize_py() -> str:
     if found:
         return found
     sys.exit("build.py: componentize-py not found: pip install componentize-py==0.25.1")
+
+
+def _not_bundled(directory: str, names: list) -> list:
+    """What of the app's folder stays out of the component: hidden entries
+    (``.venv``, ``.git``, and ``.octet-sdk``, the link to the SDK root that
+    ``octet-wasm new`` projects carry, which componentize-py would otherwise
+    walk into and through any checkout around it), byte-code caches and
+    built components."""
+    return [name for name in names
+            if name.startswith(".") or name == "__pycache__" or name.endswith((".wasm", ".tmp"))]
 
 
 def manifest_facts(path: Path) -> dict:
@@ -133,7 +145,12 @@ def main() -> int:
 
     output = (options.output or app.with_name(f"{module}.wasm")).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="octet-guest-") as entry:
+    with tempfile.TemporaryDirectory(prefix="octet-guest-") as work:
+        entry = str(Path(work, "entry"))
+        Path(entry).mkdir()
+        # The app's folder, as componentize-py bundles it (see _not_bundled).
+        app_dir = Path(work, "app")
+        shutil.copytree(app.parent, app_dir, ignore=_not_bundled, symlinks=True)
         Path(entry, f"{ENTRY_MODULE}.py").write_text(
             "import importlib\n"
             "from octet_guest import runtime\n"
@@ -144,7 +161,7 @@ def main() -> int:
         )
         partial = output.with_name(output.name + ".tmp")
         command = [componentize_py(), "-d", str(wit), "-w", "extension", "componentize",
-                   "-p", entry, "-p", str(app.parent), "-p", str(SDK_SRC)]
+                   "-p", entry, "-p", str(app_dir), "-p", str(SDK_SRC)]
         for path in options.python_path:
             command += ["-p", str(path.resolve())]
         command += [ENTRY_MODULE, "-o", str(partial)]
