@@ -10,7 +10,9 @@
 //! - `guest`: one `call_tool` into the guest (wasmtime's call, the
 //!   canonical ABI both ways, the guest SDK's own work), as the lanes make it;
 //! - `result`: the guest's result as a wire frame (`results::tool_result`,
-//!   `encode_response`, the frame guard).
+//!   `encode_response`, the frame guard);
+//! - `hash`: wall time of the shim's SHA-256 over the files named in
+//!   `OCTET_WASM_BENCH_HASH` (a warm start's hashing passes).
 
 use octet_wasm::cancel::CancelToken;
 use octet_wasm::protocol::api_version::ApiVersion;
@@ -69,7 +71,32 @@ pub fn run(piece: &str, iterations: usize, component: &Path) {
             }
         }
         "guest" => guest(iterations, component),
-        other => panic!("unknown piece {other} (parse, plan, guest, result)"),
+        "hash" => hash(iterations),
+        other => panic!("unknown piece {other} (parse, plan, guest, result, hash)"),
+    }
+}
+
+/// How long the shim's SHA-256 (`runtime::cache::sha256_hex`, the pass a
+/// warm start makes over the component; the cache entry's HMAC-SHA256 is
+/// one more pass of the same hash over the entry) takes over each file
+/// named in `OCTET_WASM_BENCH_HASH` (colon-separated), best of
+/// `iterations`.
+#[allow(clippy::print_stdout, reason = "the figure is the output")]
+fn hash(iterations: usize) {
+    let files = std::env::var("OCTET_WASM_BENCH_HASH").unwrap_or_default();
+    for file in files.split(':').filter(|f| !f.is_empty()) {
+        let bytes = std::fs::read(file).unwrap_or_else(|err| panic!("cannot read {file}: {err}"));
+        let best = (0..iterations.max(1))
+            .map(|_| {
+                let started = std::time::Instant::now();
+                std::hint::black_box(octet_wasm::runtime::cache::sha256_hex(&bytes));
+                started.elapsed().as_secs_f64() * 1000.0
+            })
+            .fold(f64::INFINITY, f64::min);
+        println!(
+            "sha256 of {file} ({:.2} MB): {best:.2} ms",
+            bytes.len() as f64 / 1e6
+        );
     }
 }
 

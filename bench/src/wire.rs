@@ -333,7 +333,13 @@ impl Ext {
                 sent += 1;
             }
             let reply = self.response();
-            assert!(reply.get("result").is_some(), "call failed: {reply}");
+            let bound = reply["error"]["message"].as_str().is_some_and(|m| {
+                m.starts_with("notification not sent: the extension is sending more than 200")
+            });
+            assert!(
+                reply.get("result").is_some() || bound,
+                "call failed: {reply}"
+            );
             done += 1;
         }
     }
