@@ -10,6 +10,7 @@
 pub mod api_rules;
 pub mod check;
 mod check_component;
+mod check_sections;
 pub mod component;
 pub mod inspect;
 pub mod manifest;
