@@ -3,7 +3,7 @@
 //!
 //! It launches this very binary with the manifest's entrypoint args exactly
 //! as octet would (cleared environment, `OCTET_*` variables, cwd = the
-//! workspace) through [`crate::hostsim`], whose checker applies octet's
+//! workspace) through [`octet_hostsim`], whose checker applies octet's
 //! fatal rules to every line, so the demo doubles as a smoke test: it fails
 //! if the shim writes anything octet would die of. It plays either the
 //! requests the command line names (`--tool`, `--command`) or a tour of
@@ -27,9 +27,9 @@ mod wire;
 
 pub use args::DemoArgs;
 
-use crate::hostsim::{ApiVersion, Context, InitializeParams, Launch, ManifestSpec};
 use anyhow::{Context as _, bail};
 use args::Step;
+use octet_hostsim::{ApiVersion, Context, InitializeParams, Launch, ManifestSpec};
 use serde_json::{Value, json};
 use services::LocalHost;
 use std::path::{Path, PathBuf};
@@ -147,7 +147,7 @@ impl Manifest {
             .confirmations(self.confirmations);
         let mut offer = InitializeParams::new(&spec, &self.path, workspace);
         if self.api.negotiates() && !self.secrets.is_empty() {
-            let mut features: Vec<&str> = crate::hostsim::HOST_OPTIONAL_FEATURES.to_vec();
+            let mut features: Vec<&str> = octet_hostsim::HOST_OPTIONAL_FEATURES.to_vec();
             features.push("secrets");
             offer = offer.optional_features(&features);
         }
@@ -374,7 +374,7 @@ fn tour(
     Ok(())
 }
 
-fn output_text(reply: &crate::hostsim::Frame) -> String {
+fn output_text(reply: &octet_hostsim::Frame) -> String {
     match reply.outcome() {
         Some(Ok(result)) => match &result["content"] {
             Value::String(text) => text.clone(),

@@ -7,13 +7,13 @@
 //!   sandbox;
 //! - [`protocol`]: the octet protocol, joining the two.
 //!
-//! [`hostsim`] plays octet's side of the wire (tests, demo, benchmarks);
+//! The `octet-hostsim` crate plays octet's side of the wire (tests, demo,
+//! benchmarks);
 //! [`author`] holds the offline tools for extension authors.
 
 pub mod author;
 pub mod cancel;
 pub mod demo;
-pub mod hostsim;
 pub mod log;
 pub mod policy;
 pub mod process_env;

@@ -9,7 +9,7 @@ use crate::support::{
     HOST_GRACE, Shim, expect_error, expect_result, probe_manifest, raws, stderr_text, tool_error,
     tool_ok, tool_text,
 };
-use octet_wasm::hostsim::{ApiVersion, ManifestSpec, Reply, StderrLine};
+use octet_hostsim::{ApiVersion, ManifestSpec, Reply, StderrLine};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -8,7 +8,7 @@
 
 use crate::support::*;
 use crate::support::{ChildAnswer as Answer, serve_children as serve};
-use octet_wasm::hostsim::{ApiVersion, Frame, FrameKind, InitializeParams, Reply};
+use octet_hostsim::{ApiVersion, Frame, FrameKind, InitializeParams, Reply};
 use serde_json::{Value, json};
 
 const AGENT_FEATURES: [&str; 2] = ["agent_sessions", "agent_model_selection_v1"];
@@ -16,7 +16,7 @@ const AGENT_FEATURES: [&str; 2] = ["agent_sessions", "agent_model_selection_v1"]
 /// The probe after `initialize`, offered the usual features plus `extra`.
 fn offered(extra: &[&str]) -> Shim {
     let mut shim = Shim::probe(ApiVersion::V0_2);
-    let mut features: Vec<&str> = octet_wasm::hostsim::HOST_OPTIONAL_FEATURES.to_vec();
+    let mut features: Vec<&str> = octet_hostsim::HOST_OPTIONAL_FEATURES.to_vec();
     features.extend(extra);
     let params = InitializeParams::new(&shim.manifest, &shim.manifest_path, &shim.workspace)
         .optional_features(&features)

@@ -9,7 +9,7 @@ use crate::support::{
     Shim, expect_error, expect_result, hello_delay_manifest, probe_manifest, protocol, raws,
     repo_root,
 };
-use octet_wasm::hostsim::{ApiVersion, ManifestSpec, V0_4_ONLY_FEATURES};
+use octet_hostsim::{ApiVersion, ManifestSpec, V0_4_ONLY_FEATURES};
 use serde_json::{Value, json};
 use std::path::Path;
 use tempfile::TempDir;

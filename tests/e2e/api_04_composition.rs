@@ -8,7 +8,7 @@ mod updates;
 
 use crate::api_04_services::start;
 use crate::support::{REQUEST_TIMEOUT, Shim, expect_error, tool_text};
-use octet_wasm::hostsim::{ApiVersion, ChildId, FrameKind};
+use octet_hostsim::{ApiVersion, ChildId, FrameKind};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 

@@ -9,7 +9,7 @@ use crate::api_04::shim_for;
 use crate::support::{
     LOG_TIMEOUT, Shim, component, expect_error, expect_result, protocol, stderr_text,
 };
-use octet_wasm::hostsim::{ApiVersion, FrameKind, ManifestSpec, Reply};
+use octet_hostsim::{ApiVersion, FrameKind, ManifestSpec, Reply};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 

@@ -626,7 +626,7 @@ fn sdk_for_moved_project(lang: &str, work: &Path) -> PathBuf {
 /// and C builds against octet:extension@0.4.0).
 fn new_project_builds_moves_and_runs(lang: &str, noted: &[&str]) {
     use crate::support::{Shim, expect_error, tool_text};
-    use octet_wasm::hostsim::{ApiVersion, ManifestSpec};
+    use octet_hostsim::{ApiVersion, ManifestSpec};
 
     ensure_toolchain(lang);
     let root = repo_root();

@@ -5,7 +5,7 @@
 //! must write nothing on stdout and log a JSON record on stderr instead.
 
 use crate::support::{Shim, expect_error, expect_result, raws, tool_text};
-use octet_wasm::hostsim::{ApiVersion, FrameKind, MAX_LINE_BYTES};
+use octet_hostsim::{ApiVersion, FrameKind, MAX_LINE_BYTES};
 use serde_json::json;
 
 fn ready() -> Shim {

@@ -2,7 +2,7 @@
 //! it from the cache and says so on stderr.
 
 use crate::support::{LOG_TIMEOUT, Shim, stderr_text};
-use octet_wasm::hostsim::ApiVersion;
+use octet_hostsim::ApiVersion;
 
 /// Starts the probe, initializes it and returns the `source` of its
 /// `component loaded` record.

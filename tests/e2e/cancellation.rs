@@ -4,7 +4,7 @@
 //! request cancelled before it starts never runs.
 
 use crate::support::{HOST_GRACE, Shim, expect_error, expect_result, tool_text};
-use octet_wasm::hostsim::ApiVersion;
+use octet_hostsim::ApiVersion;
 use serde_json::json;
 use std::time::{Duration, Instant};
 

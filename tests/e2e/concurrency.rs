@@ -3,7 +3,7 @@
 //! instances; admission is bounded at 64 units.
 
 use crate::support::{Shim, expect_error, expect_result};
-use octet_wasm::hostsim::ApiVersion;
+use octet_hostsim::ApiVersion;
 use serde_json::json;
 use std::time::{Duration, Instant};
 

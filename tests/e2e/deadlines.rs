@@ -4,7 +4,7 @@
 //! request works.
 
 use crate::support::{HOST_GRACE, Shim, expect_error, expect_result, probe_manifest, tool_text};
-use octet_wasm::hostsim::ApiVersion;
+use octet_hostsim::ApiVersion;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 

@@ -227,7 +227,7 @@ fn a_file_tool_reads_the_users_workspace_and_long_replies_are_cut_unless_full() 
 fn probe_dir(secrets: &[&str]) -> TempDir {
     let dir = TempDir::new().unwrap();
     let probe = component("probe");
-    let spec = crate::support::probe_manifest(octet_wasm::hostsim::ApiVersion::V0_2);
+    let spec = crate::support::probe_manifest(octet_hostsim::ApiVersion::V0_2);
     let mut toml = spec.to_extension_toml("octet-wasm", &["run", path(&probe)]);
     if !secrets.is_empty() {
         toml = toml.replace(
@@ -557,7 +557,7 @@ fn recordings_are_private_and_hold_no_secret_the_host_handed_out() {
 /// starts an extension, every such command refuses before writing.
 #[test]
 fn a_bundle_cannot_run_the_author_tools_that_write_files() {
-    use octet_wasm::hostsim::Launch;
+    use octet_hostsim::Launch;
     let work = TempDir::new().unwrap();
     let victim = work.path().join("config");
     std::fs::create_dir(&victim).unwrap();

@@ -4,7 +4,7 @@
 //! itself, for parity with octet's SDK: `python_compat`.)
 
 use crate::support::{LOG_TIMEOUT, Shim, expect_error, probe_manifest};
-use octet_wasm::hostsim::ApiVersion;
+use octet_hostsim::ApiVersion;
 use serde_json::json;
 
 fn ready() -> Shim {
@@ -13,7 +13,7 @@ fn ready() -> Shim {
     shim
 }
 
-fn stats(shim: &mut Shim, arguments: &[&str]) -> octet_wasm::hostsim::Reply {
+fn stats(shim: &mut Shim, arguments: &[&str]) -> octet_hostsim::Reply {
     let context = shim.context();
     shim.call(
         "command/execute",

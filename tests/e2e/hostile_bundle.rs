@@ -4,7 +4,7 @@
 //! warnings from the user.
 
 use crate::support::*;
-use octet_wasm::hostsim::ApiVersion;
+use octet_hostsim::ApiVersion;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::Command;

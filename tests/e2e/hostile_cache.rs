@@ -18,7 +18,7 @@ use crate::support::{
     LOG_TIMEOUT, Shim, cache_dir, component, expect_result, hello_world_manifest, probe_manifest,
     shim_binary, stderr_text, tool_text,
 };
-use octet_wasm::hostsim::{ApiVersion, InitializeParams, StderrLine};
+use octet_hostsim::{ApiVersion, InitializeParams, StderrLine};
 use octet_wasm::runtime::{Limits, cache, engine};
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt;

@@ -5,7 +5,7 @@
 //! queue (`protocol/session.rs`, `LIFECYCLE_LIMIT`).
 
 use crate::support::{Shim, expect_result, probe_manifest, tool_text};
-use octet_wasm::hostsim::ApiVersion;
+use octet_hostsim::ApiVersion;
 use serde_json::json;
 use std::time::Duration;
 

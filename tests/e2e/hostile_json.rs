@@ -13,7 +13,7 @@ use crate::support::{
     ChildAnswer, PROBE_TOOLS, REQUEST_TIMEOUT, Shim, expect_error, expect_result, probe_manifest,
     raws, serve_children, stderr_text, tool_text,
 };
-use octet_wasm::hostsim::{ApiVersion, Context, Frame, FrameKind, InitializeParams, Reply};
+use octet_hostsim::{ApiVersion, Context, Frame, FrameKind, InitializeParams, Reply};
 use octet_wasm::protocol::guest_json::MAX_GUEST_JSON_DEPTH;
 use serde_json::{Value, json};
 

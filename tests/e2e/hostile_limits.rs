@@ -12,8 +12,8 @@ use crate::support::{
     HOST_GRACE, LOG_TIMEOUT, Shim, component, expect_error, expect_result, probe_manifest,
     shim_binary, stderr_text, tool_error, tool_ok,
 };
+use octet_hostsim::{ApiVersion, StderrLine};
 use octet_wasm::author::metadata::{self, DefaultLimits, Metadata};
-use octet_wasm::hostsim::{ApiVersion, StderrLine};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! (`runtime/links.rs`), whatever the target.
 
 use crate::support::{Shim, expect_result, probe_manifest, tool_text};
-use octet_wasm::hostsim::ApiVersion;
+use octet_hostsim::ApiVersion;
 use serde_json::json;
 use std::path::Path;
 

@@ -7,7 +7,7 @@
 //! the guest getting an error naming the bound and the host nothing.
 
 use crate::support::{EXIT_AFTER_EOF, Shim, expect_result, tool_text};
-use octet_wasm::hostsim::{ApiVersion, FrameKind, StderrLine};
+use octet_hostsim::{ApiVersion, FrameKind, StderrLine};
 use octet_wasm::log::MAX_LINE_BYTES;
 use octet_wasm::log::budget::{BURST_BYTES, RATE_BYTES_PER_SECOND};
 use octet_wasm::protocol::reverse::{MAX_NOTICES_PER_REQUEST, NOTICES_PER_SECOND};

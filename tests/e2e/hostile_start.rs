@@ -5,7 +5,7 @@
 //! host's shutdown, and never lets a replacement instance hold a lane.
 
 use crate::support::{Shim, expect_error, expect_result, probe_manifest, tool_text};
-use octet_wasm::hostsim::ApiVersion;
+use octet_hostsim::ApiVersion;
 use serde_json::json;
 use std::ffi::CString;
 use std::path::Path;

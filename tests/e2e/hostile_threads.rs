@@ -8,7 +8,7 @@
 //! reads files with `pread`, which a FIFO refuses at once.
 
 use crate::support::{EXIT_AFTER_EOF, Shim, expect_error, expect_result, probe_manifest};
-use octet_wasm::hostsim::ApiVersion;
+use octet_hostsim::ApiVersion;
 use octet_wasm::protocol::lanes::MAX_BLOCKING_THREADS;
 use serde_json::json;
 use std::ffi::CString;

@@ -3,7 +3,7 @@
 //! frames.
 
 use crate::support::{Shim, raws, tool_text};
-use octet_wasm::hostsim::ApiVersion;
+use octet_hostsim::ApiVersion;
 use serde_json::json;
 
 /// Floods the guest's `stream` with 2 MB (more than one frame's worth,

@@ -1,5 +1,5 @@
 //! End-to-end tests: the real `octet-wasm` binary driven through
-//! `octet_wasm::hostsim`, which plays octet's side of the wire and fails a
+//! `octet_hostsim`, which plays octet's side of the wire and fails a
 //! test on any stdout line the real host would die of.
 //!
 //! Components come from `scripts/build-guests` (`target/components/*.wasm`,

@@ -5,7 +5,7 @@
 //! lifecycle events.
 
 use crate::support::{Shim, expect_error, expect_result, protocol, raws};
-use octet_wasm::hostsim::{ApiVersion, HOST_OPTIONAL_FEATURES, REQUIRED_FEATURES};
+use octet_hostsim::{ApiVersion, HOST_OPTIONAL_FEATURES, REQUIRED_FEATURES};
 use serde_json::{Value, json};
 
 const ALL_LIFECYCLE: [&str; 6] = [

@@ -3,7 +3,7 @@
 //! did not offer `request_progress` (writing it would be fatal to the host).
 
 use crate::support::{Shim, expect_error, expect_result, raws, tool_text};
-use octet_wasm::hostsim::{ApiVersion, Frame, HOST_OPTIONAL_FEATURES};
+use octet_hostsim::{ApiVersion, Frame, HOST_OPTIONAL_FEATURES};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};

@@ -18,9 +18,7 @@
 use crate::python_compat::python_shim;
 use crate::support::*;
 use crate::support::{ChildAnswer as Answer, serve_children as serve};
-use octet_wasm::hostsim::{
-    ApiVersion, Frame, FrameKind, HOST_OPTIONAL_FEATURES, ManifestSpec, Reply,
-};
+use octet_hostsim::{ApiVersion, Frame, FrameKind, HOST_OPTIONAL_FEATURES, ManifestSpec, Reply};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 

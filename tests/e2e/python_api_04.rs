@@ -20,7 +20,7 @@
 
 use crate::python_compat::python_shim;
 use crate::support::{REQUEST_TIMEOUT, Shim, expect_error, expect_result, repo_root, tool_text};
-use octet_wasm::hostsim::{
+use octet_hostsim::{
     ApiVersion, ChildId, CompositionCall, FrameKind, ManifestSpec, REQUIRED_FEATURES, Reply,
 };
 use serde_json::{Value, json};

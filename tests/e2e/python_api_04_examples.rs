@@ -12,7 +12,7 @@ use crate::support::{
     EXIT_AFTER_EOF, EXIT_AFTER_SHUTDOWN, HOST_GRACE, REQUEST_TIMEOUT, SHUTDOWN_ACK, Shim,
     expect_error, expect_result, raws, repo_root, tool_text,
 };
-use octet_wasm::hostsim::{ApiVersion, Frame, ManifestSpec};
+use octet_hostsim::{ApiVersion, Frame, ManifestSpec};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -339,7 +339,7 @@ fn python_text_stats_counts_with_one_progress_report() {
 #[test]
 fn python_text_stats_without_progress_offered_reports_none() {
     let mut shim = text_stats();
-    let offered: Vec<String> = octet_wasm::hostsim::v0_4_optional_features(&[], true)
+    let offered: Vec<String> = octet_hostsim::v0_4_optional_features(&[], true)
         .into_iter()
         .filter(|f| f != "request_progress")
         .collect();

@@ -14,7 +14,7 @@
 
 use crate::support::*;
 use crate::support::{ChildAnswer as Answer, serve_children as serve};
-use octet_wasm::hostsim::{ApiVersion, Frame, FrameKind, ManifestSpec, Reply};
+use octet_hostsim::{ApiVersion, Frame, FrameKind, ManifestSpec, Reply};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -113,7 +113,7 @@ fn start_wait(shim: &mut Shim, seconds: f64) -> u64 {
     id
 }
 
-fn child_id(frame: &Frame) -> octet_wasm::hostsim::ChildId {
+fn child_id(frame: &Frame) -> octet_hostsim::ChildId {
     match &frame.kind {
         FrameKind::Request { id, .. } => id.clone(),
         _ => unreachable!("next_child returns requests"),

@@ -14,19 +14,19 @@ use crate::python_compat::python_shim;
 use crate::support::*;
 use crate::support::{ChildAnswer as Answer, serve_children as serve};
 use base64::Engine as _;
-use octet_wasm::hostsim::{ApiVersion, ManifestSpec};
+use octet_hostsim::{ApiVersion, ManifestSpec};
 use serde_json::{Value, json};
 
 fn line(id: u64, member: &str, value: &str) -> String {
     format!(r#"{{"jsonrpc":"2.0","id":{id},"{member}":{value}}}"#)
 }
 
-fn request(shim: &mut Shim, method: &str, mut params: Value) -> octet_wasm::hostsim::Reply {
+fn request(shim: &mut Shim, method: &str, mut params: Value) -> octet_hostsim::Reply {
     params["context"] = shim.context();
     shim.call(method, params)
 }
 
-fn raw_result(reply: &octet_wasm::hostsim::Reply) -> String {
+fn raw_result(reply: &octet_hostsim::Reply) -> String {
     let id = reply.frame.response_id().unwrap_or_default();
     reply
         .frame
@@ -395,7 +395,7 @@ fn seed_progress_reports_from_four_concurrent_calls() {
     for (n, child) in children.iter().enumerate() {
         let parent = child.params()["parent_request_id"].as_u64().unwrap();
         let keep = n != 0;
-        let id = octet_wasm::hostsim::ChildId::from_json(&child.value["id"]).unwrap();
+        let id = octet_hostsim::ChildId::from_json(&child.value["id"]).unwrap();
         shim.respond(&id, json!({"confirmed": keep}))
             .expect("respond");
         let reply = shim.reply(parent);

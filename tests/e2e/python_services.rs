@@ -15,7 +15,7 @@ use crate::python_compat::python_shim;
 use crate::support::*;
 use crate::support::{ChildAnswer as Answer, serve_children as serve};
 use base64::Engine as _;
-use octet_wasm::hostsim::{ApiVersion, HOST_OPTIONAL_FEATURES, InitializeParams, ManifestSpec};
+use octet_hostsim::{ApiVersion, HOST_OPTIONAL_FEATURES, InitializeParams, ManifestSpec};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 

@@ -14,7 +14,7 @@ use crate::support::{
     LOG_TIMEOUT, Shim, expect_error, expect_result, probe_manifest, shim_binary, stderr_text,
     tool_error, tool_ok,
 };
-use octet_wasm::hostsim::{ApiVersion, ManifestSpec};
+use octet_hostsim::{ApiVersion, ManifestSpec};
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::io::AsRawFd;
@@ -500,10 +500,9 @@ fn receipts_are_refused_when_the_workspace_holds_them() {
     manifest.filesystem = "workspace".into();
     let file = PolicyFile::set(Some(&only_for(&name)));
     let mut shim = Shim::probe_with_env(manifest, &[], &[]);
-    let params =
-        octet_wasm::hostsim::InitializeParams::new(&shim.manifest, &shim.manifest_path, &state)
-            .max_concurrent_requests(1)
-            .to_json();
+    let params = octet_hostsim::InitializeParams::new(&shim.manifest, &shim.manifest_path, &state)
+        .max_concurrent_requests(1)
+        .to_json();
     expect_result(&shim.initialize_with(params));
     drop(file);
     let warning = shim

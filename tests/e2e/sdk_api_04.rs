@@ -22,7 +22,7 @@ use crate::support::{
     LOG_TIMEOUT, REQUEST_TIMEOUT, Shim, component, expect_error, expect_result, repo_root,
     stderr_text, tool_text,
 };
-use octet_wasm::hostsim::{ApiVersion, ChildId, CompositionCall, FrameKind, ManifestSpec};
+use octet_hostsim::{ApiVersion, ChildId, CompositionCall, FrameKind, ManifestSpec};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::Command;
@@ -476,7 +476,7 @@ fn js_text_stats_counts_with_one_progress_report() {
 #[test]
 fn js_text_stats_without_progress_offered_reports_none() {
     let mut shim = text_stats();
-    let offered: Vec<String> = octet_wasm::hostsim::v0_4_optional_features(&[], true)
+    let offered: Vec<String> = octet_hostsim::v0_4_optional_features(&[], true)
         .into_iter()
         .filter(|f| f != "request_progress")
         .collect();

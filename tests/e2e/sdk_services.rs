@@ -8,9 +8,7 @@
 
 use crate::support::{ChildAnswer as Answer, serve_children as serve};
 use crate::support::{Shim, component, expect_error, expect_result, stderr_text, tool_text};
-use octet_wasm::hostsim::{
-    ApiVersion, Frame, HOST_OPTIONAL_FEATURES, InitializeParams, ManifestSpec,
-};
+use octet_hostsim::{ApiVersion, Frame, HOST_OPTIONAL_FEATURES, InitializeParams, ManifestSpec};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -90,14 +88,14 @@ fn call(
     tool: &str,
     arguments: Value,
     answer: Answer,
-) -> (octet_wasm::hostsim::Reply, Vec<Frame>) {
+) -> (octet_hostsim::Reply, Vec<Frame>) {
     let id = shim.send_tool(tool, arguments);
     let mut answer = Some(answer);
     serve(shim, id, move |_| answer.take().unwrap_or(Answer::Ignore))
 }
 
 /// The guest's JSON answer.
-fn parsed(lang: &str, reply: &octet_wasm::hostsim::Reply) -> Value {
+fn parsed(lang: &str, reply: &octet_hostsim::Reply) -> Value {
     serde_json::from_str(&tool_text(reply))
         .unwrap_or_else(|err| panic!("{lang}: not JSON ({err}): {}", reply.frame.raw))
 }

@@ -8,7 +8,7 @@
 use crate::support::*;
 use crate::support::{ChildAnswer as Answer, serve_children as serve};
 use base64::Engine as _;
-use octet_wasm::hostsim::{ApiVersion, Frame, FrameKind, InitializeParams, Reply};
+use octet_hostsim::{ApiVersion, Frame, FrameKind, InitializeParams, Reply};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
@@ -607,7 +607,7 @@ fn dynamic_tools_without_the_feature() {
 /// `secrets` is offered).
 fn with_secrets(names: &[&str]) -> Shim {
     let mut shim = Shim::probe(ApiVersion::V0_2);
-    let mut features: Vec<&str> = octet_wasm::hostsim::HOST_OPTIONAL_FEATURES.to_vec();
+    let mut features: Vec<&str> = octet_hostsim::HOST_OPTIONAL_FEATURES.to_vec();
     features.extend(["secrets", "approvals"]);
     let mut params = InitializeParams::new(&shim.manifest, &shim.manifest_path, &shim.workspace)
         .optional_features(&features)
@@ -996,7 +996,7 @@ fn showcase_charts_presents_and_unlocks_a_tool() {
         dir.join("showcase.wasm").is_file(),
         "examples/showcase/showcase.wasm is missing: run scripts/build-guests first"
     );
-    let manifest = octet_wasm::hostsim::ManifestSpec::new("showcase", ApiVersion::V0_2)
+    let manifest = octet_hostsim::ManifestSpec::new("showcase", ApiVersion::V0_2)
         .description(
             "Charts as image artifacts, a presentation panel and a tool unlocked at run time",
         )

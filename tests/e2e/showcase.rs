@@ -6,7 +6,7 @@
 use crate::support::{ChildAnswer as Answer, serve_children as serve};
 use crate::support::{Shim, example_dir, expect_error, expect_result, tool_text};
 use base64::Engine as _;
-use octet_wasm::hostsim::{ApiVersion, Frame, InitializeParams, ManifestSpec};
+use octet_hostsim::{ApiVersion, Frame, InitializeParams, ManifestSpec};
 use serde_json::{Value, json};
 
 fn started() -> Shim {

@@ -3,7 +3,7 @@
 //! 2 s ack stage, and the process exits 0.
 
 use crate::support::{EXIT_AFTER_EOF, EXIT_AFTER_SHUTDOWN, HOST_GRACE, Shim, expect_result, raws};
-use octet_wasm::hostsim::{ApiVersion, Frame};
+use octet_hostsim::{ApiVersion, Frame};
 use serde_json::json;
 use std::time::{Duration, Instant};
 

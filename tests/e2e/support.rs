@@ -3,7 +3,7 @@
 //! the offending frame on any failure and checks octet's fatal rules when it
 //! is dropped.
 
-use octet_wasm::hostsim::{
+use octet_hostsim::{
     ApiVersion, ChildId, Context, Frame, FrameKind, InitializeParams, Launch, ManifestSpec, Reply,
     RpcError, Session, StderrLine,
 };

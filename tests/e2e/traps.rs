@@ -2,7 +2,7 @@
 //! still works (the instance is replaced).
 
 use crate::support::{Shim, expect_result, tool_text};
-use octet_wasm::hostsim::ApiVersion;
+use octet_hostsim::ApiVersion;
 use serde_json::json;
 
 fn trap_then_recover(tool: &str, api_version: ApiVersion) {

@@ -3,7 +3,7 @@
 //! (`OCTET_WASM_LANG`, see `support::example_dir`).
 
 use crate::support::{Shim, example_dir, expect_error, expect_result, tool_text};
-use octet_wasm::hostsim::{ApiVersion, ManifestSpec};
+use octet_hostsim::{ApiVersion, ManifestSpec};
 use serde_json::{Value, json};
 
 const INITIALIZE_TOOLS: &str = r#"[{"name":"word_count","description":"Count the lines, words, characters and bytes of a text file in the workspace","parameters":{"type":"object","properties":{"path":{"type":"string","description":"A file in the workspace, relative to its root"}},"required":["path"],"additionalProperties":false},"output_schema":{"type":"object","properties":{"lines":{"type":"integer"},"words":{"type":"integer"},"chars":{"type":"integer"},"bytes":{"type":"integer"}},"required":["lines","words","chars","bytes"]}}]"#;

@@ -22,8 +22,8 @@
 
 use super::record::{From, Recording, rebase_paths};
 use super::{heading, say, scratch_dir};
-use crate::hostsim::{ApiVersion, Frame, Launch, Session, SimError};
 use anyhow::Context as _;
+use octet_hostsim::{ApiVersion, Frame, Launch, Session, SimError};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

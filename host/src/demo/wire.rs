@@ -6,7 +6,7 @@
 use super::record::{self, Recorder};
 use super::services::LocalHost;
 use super::{TIMEOUT, say};
-use crate::hostsim::{Frame, FrameKind, Session, SimError};
+use octet_hostsim::{Frame, FrameKind, Session, SimError};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 

@@ -242,45 +242,21 @@ async fn shutdown_finished(task: &mut Option<tokio::task::JoinHandle<()>>) {
     }
 }
 
-/// How long, after the acknowledgement, input that is already in stdin is
-/// still waited for (the reader frames it) before the process exits (the
-/// host's exit stage allows 2 s; end of input ends the wait at once).
+/// How long, after the acknowledgement, input that is already on its way
+/// is still read and answered before the process exits (the host's exit
+/// stage allows 2 s; end of input ends the wait at once). octet itself
+/// sends nothing after `shutdown`, but a request written right behind it
+/// may not be in the pipe yet when the acknowledgement goes out; without
+/// this wait it would be lost instead of refused (e2e
+/// `eof_races::a_call_after_shutdown_and_before_eof_is_refused_not_lost`),
+/// so every exit pays it (BENCHMARKS.md, shutdown).
 const AFTER_ACK_READ: Duration = Duration::from_millis(5);
-
-/// Whether stdin has bytes (or its end) waiting to be read, without
-/// waiting: the host sends nothing after `shutdown`, so an empty pipe
-/// means there is nothing left to answer and the process exits at once.
-fn stdin_pending() -> bool {
-    let mut fd = libc::pollfd {
-        fd: 0,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd for fd 0, which stays open; no waiting.
-    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
-    ready != 0
-}
 
 /// Answers the requests that arrived while the shutdown drained, or are
 /// arriving as it finishes: they are refused like every request after
-/// `shutdown`, never left without an answer. What the reader has delivered
-/// is answered at once; the process waits (up to [`AFTER_ACK_READ`] for
-/// each frame) only while stdin still holds input.
+/// `shutdown`, never left without an answer.
 async fn answer_buffered(session: &Arc<Session>, input: &mut tokio::sync::mpsc::Receiver<Input>) {
-    loop {
-        let event = match input.try_recv() {
-            Ok(event) => event,
-            Err(tokio::sync::mpsc::error::TryRecvError::Disconnected) => return,
-            Err(tokio::sync::mpsc::error::TryRecvError::Empty) => {
-                if !stdin_pending() {
-                    return;
-                }
-                match tokio::time::timeout(AFTER_ACK_READ, input.recv()).await {
-                    Ok(Some(event)) => event,
-                    _ => return,
-                }
-            }
-        };
+    while let Ok(Some(event)) = tokio::time::timeout(AFTER_ACK_READ, input.recv()).await {
         match event {
             Input::Message(Inbound::Request { id, .. }) => {
                 session

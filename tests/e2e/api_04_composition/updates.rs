@@ -9,7 +9,7 @@
 
 use super::ready;
 use crate::support::{LOG_TIMEOUT, REQUEST_TIMEOUT, Shim, stderr_text, tool_text};
-use octet_wasm::hostsim::{
+use octet_hostsim::{
     ChildId, CompositionCall, Frame, FrameKind, HostileUpdates, MAX_BUFFERED_UPDATES,
 };
 use serde_json::{Value, json};
@@ -317,7 +317,7 @@ fn at_most_four_calls_in_flight() {
 
 #[test]
 fn without_the_feature_start_call_sends_nothing() {
-    let (mut shim, _dir) = crate::api_04_services::start(octet_wasm::hostsim::ApiVersion::V0_2);
+    let (mut shim, _dir) = crate::api_04_services::start(octet_hostsim::ApiVersion::V0_2);
     shim.initialize();
     let reply = shim.tool(
         "compose_call",

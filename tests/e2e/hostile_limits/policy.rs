@@ -11,7 +11,7 @@
 
 use super::{author_tool, clamp_record, field, probe_extension, tool_error, tool_ok};
 use crate::support::{LOG_TIMEOUT, Shim, probe_manifest, stderr_text};
-use octet_wasm::hostsim::{ApiVersion, ManifestSpec};
+use octet_hostsim::{ApiVersion, ManifestSpec};
 use serde_json::json;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::io::AsRawFd;
@@ -86,7 +86,7 @@ fn probe_named(name: &str) -> ManifestSpec {
     manifest
 }
 
-fn wait_message(shim: &Shim, message: &str) -> octet_wasm::hostsim::StderrLine {
+fn wait_message(shim: &Shim, message: &str) -> octet_hostsim::StderrLine {
     shim.stderr()
         .wait_for_message(LOG_TIMEOUT, message)
         .unwrap_or_else(|| panic!("no {message:?} record; stderr:\n{}", stderr_text(shim)))

@@ -1,4 +1,4 @@
-//! `hostsim`: octet's side of the legacy JSON-RPC wire, for tests, the demo
+//! `octet-hostsim`: octet's side of the legacy JSON-RPC wire, for tests, the demo
 //! and benchmarks.
 //!
 //! It spawns an extension exactly as octet does ([`Launch`],
@@ -10,7 +10,7 @@
 //! as structured JSON log records where it is JSON ([`StderrLog`]).
 //!
 //! ```no_run
-//! use octet_wasm::hostsim::{ApiVersion, Context, InitializeParams, Launch, ManifestSpec};
+//! use octet_hostsim::{ApiVersion, Context, InitializeParams, Launch, ManifestSpec};
 //! use serde_json::json;
 //! use std::time::Duration;
 //!

@@ -480,7 +480,7 @@ impl Drop for Session {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
-    use crate::hostsim::{ApiVersion, InitializeParams, Launch, ManifestSpec, Rule};
+    use crate::{ApiVersion, InitializeParams, Launch, ManifestSpec, Rule};
 
     /// A shell script standing in for an extension: answers `initialize`,
     /// logs, echoes its environment check, then writes garbage.
