@@ -373,7 +373,7 @@ impl Bridge for Session {
         scope: Option<Self::Scope>,
         request: SpawnRequest,
     ) -> Result<Spawned, GuestError> {
-        self.spawn_agent_for(scope, request).await
+        imports::agents::spawn(self, scope, request).await
     }
 
     async fn steer_agent(
@@ -382,7 +382,7 @@ impl Bridge for Session {
         target: String,
         message: String,
     ) -> Result<Steered, GuestError> {
-        self.steer_agent_for(scope, target, message).await
+        imports::agents::steer(self, scope, target, message).await
     }
 
     async fn follow_up_agent(
@@ -391,11 +391,11 @@ impl Bridge for Session {
         target: String,
         message: String,
     ) -> Result<FollowedUp, GuestError> {
-        self.follow_up_agent_for(scope, target, message).await
+        imports::agents::follow_up(self, scope, target, message).await
     }
 
     async fn list_agents(&self, scope: Option<Self::Scope>) -> Result<AgentSnapshot, GuestError> {
-        self.list_agents_for(scope).await
+        imports::agents::list(self, scope).await
     }
 
     async fn wait_agents(
@@ -403,7 +403,7 @@ impl Bridge for Session {
         scope: Option<Self::Scope>,
         timeout_ms: Option<u32>,
     ) -> Result<Waited, GuestError> {
-        self.wait_agents_for(scope, timeout_ms).await
+        imports::agents::wait(self, scope, timeout_ms).await
     }
 
     async fn interrupt_agent(
@@ -411,7 +411,7 @@ impl Bridge for Session {
         scope: Option<Self::Scope>,
         target: String,
     ) -> Result<Interrupted, GuestError> {
-        self.interrupt_agent_for(scope, target).await
+        imports::agents::interrupt(self, scope, target).await
     }
 
     async fn list_agent_models(
@@ -420,7 +420,7 @@ impl Bridge for Session {
         query: Option<String>,
         limit: Option<u32>,
     ) -> Result<ModelList, GuestError> {
-        self.list_agent_models_for(scope, query, limit).await
+        imports::agents::list_models(self, scope, query, limit).await
     }
 
     async fn composition_context(

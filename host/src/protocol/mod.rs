@@ -3,7 +3,6 @@
 //! through the lanes, enforces deadlines and cancellation, and serves the
 //! guest's imports (notifications, confirmations, progress, ...).
 
-pub mod agents;
 pub mod api_version;
 pub mod bounds;
 pub mod bridge;

@@ -3,8 +3,8 @@
 //! all of them before a frame is written, so nothing the host would reject
 //! fatally ever reaches it. [`gate`] holds the checks they share; [`state`]
 //! and [`catalogs`] the per-generation state the session keeps for them.
-//! (`agents` is still beside the session in `protocol::agents`.)
 
+pub mod agents;
 pub mod artifacts;
 pub mod catalogs;
 pub mod composition;

@@ -1,26 +1,14 @@
-//! Child agent sessions behind the guest's `agents` import (API 0.2,
-//! feature `agent_sessions`; `agent/models` and model selection also need
-//! `agent_model_selection_v1`; docs/services.md#agents).
-//!
-//! Like every service: the feature and the active parent are checked, then
-//! every bound of each `agent/*` call, before a frame is written; a refusal
-//! names the feature or the bound. The host derives the owner from the
-//! parent, so no `resource_owner` is ever sent (on API 0.2 that is a typed
-//! refusal). What the host answers (-32002, -32000, -32800, -32602, ...)
-//! reaches the guest unchanged; a malformed answer is a failure naming the
-//! method.
+//! The `agents` service's wire (docs/services.md#agents): the bound of
+//! every argument, the `agent/spawn` params, and the reading of the host's
+//! answers into the guest's records. Pure functions over values; the calls
+//! that send them are in the parent module.
 
-use super::imports::gate::{self, active_parent, bound, refused};
-use super::request_state::RequestState;
-use super::session::Session;
+use super::super::gate::{bound, refused};
 use crate::runtime::types::*;
 use crate::wire::error_code::ErrorCode;
 use serde_json::{Map, Value, json};
 use std::ops::RangeInclusive;
-use std::sync::Arc;
 
-/// Longest spawn, steering or follow-up message (docs/services.md#agent-spawn,
-/// docs/services.md#agent-steer).
 pub const MAX_AGENT_MESSAGE: usize = 128 * 1024;
 /// Longest `task_name` / `profile`, in characters of `[a-z0-9_-]`
 /// (docs/services.md#agent-spawn).
@@ -49,7 +37,7 @@ pub const MAX_MODEL_QUERY: usize = 128;
 /// `agent/models` `limit` (docs/services.md#agent-models).
 pub const MODELS_LIMIT: RangeInclusive<u32> = 1..=100;
 
-fn check_name(what: &str, name: &str) -> Result<(), GuestError> {
+pub(super) fn check_name(what: &str, name: &str) -> Result<(), GuestError> {
     let ok = (1..=MAX_TASK_NAME).contains(&name.chars().count())
         && name
             .bytes()
@@ -63,7 +51,7 @@ fn check_name(what: &str, name: &str) -> Result<(), GuestError> {
     }
 }
 
-fn check_message(what: &str, message: &str) -> Result<(), GuestError> {
+pub(super) fn check_message(what: &str, message: &str) -> Result<(), GuestError> {
     if message.is_empty() {
         return Err(bound(format!("the agent {what} message must not be empty")));
     }
@@ -76,7 +64,7 @@ fn check_message(what: &str, message: &str) -> Result<(), GuestError> {
     Ok(())
 }
 
-fn check_target(target: &str) -> Result<(), GuestError> {
+pub(super) fn check_target(target: &str) -> Result<(), GuestError> {
     if target.trim().is_empty() {
         return Err(bound(
             "the agent target must be a non-blank agent_id or agent_path",
@@ -85,7 +73,11 @@ fn check_target(target: &str) -> Result<(), GuestError> {
     Ok(())
 }
 
-fn check_range<T>(what: &str, value: T, range: &RangeInclusive<T>) -> Result<(), GuestError>
+pub(super) fn check_range<T>(
+    what: &str,
+    value: T,
+    range: &RangeInclusive<T>,
+) -> Result<(), GuestError>
 where
     T: PartialOrd + std::fmt::Display,
 {
@@ -100,11 +92,11 @@ where
     }
 }
 
-fn is_lower_hex_64(text: &str) -> bool {
+pub(super) fn is_lower_hex_64(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-fn tool_name(tool: AgentTool) -> &'static str {
+pub(super) fn tool_name(tool: AgentTool) -> &'static str {
     match tool {
         AgentTool::Read => "read",
         AgentTool::Search => "search",
@@ -115,7 +107,7 @@ fn tool_name(tool: AgentTool) -> &'static str {
 }
 
 /// The wire `model_selection` object (docs/services.md#agent-spawn).
-fn model_selection_json(selection: &ModelSelection) -> Result<Value, GuestError> {
+pub(super) fn model_selection_json(selection: &ModelSelection) -> Result<Value, GuestError> {
     let mut object = Map::new();
     for (key, member) in [
         ("provider", &selection.provider),
@@ -235,16 +227,16 @@ pub fn spawn_params(
 
 /// Reads the host's answers; anything malformed is a failure naming the
 /// method (liberal: unknown fields and states are kept, not rejected).
-struct Reader<'a> {
-    method: &'a str,
+pub(super) struct Reader<'a> {
+    pub(super) method: &'a str,
 }
 
 impl Reader<'_> {
-    fn invalid(&self, why: &str) -> GuestError {
+    pub(super) fn invalid(&self, why: &str) -> GuestError {
         GuestError::Failed(format!("invalid {} response: {why}", self.method))
     }
 
-    fn object<'v>(
+    pub(super) fn object<'v>(
         &self,
         value: &'v Value,
         what: &str,
@@ -254,14 +246,14 @@ impl Reader<'_> {
             .ok_or_else(|| self.invalid(&format!("{what} must be an object")))
     }
 
-    fn string(&self, map: &Map<String, Value>, key: &str) -> Result<String, GuestError> {
+    pub(super) fn string(&self, map: &Map<String, Value>, key: &str) -> Result<String, GuestError> {
         match map.get(key) {
             Some(Value::String(text)) => Ok(text.clone()),
             _ => Err(self.invalid(&format!("{key} must be a string"))),
         }
     }
 
-    fn optional_string(
+    pub(super) fn optional_string(
         &self,
         map: &Map<String, Value>,
         key: &str,
@@ -273,13 +265,13 @@ impl Reader<'_> {
         }
     }
 
-    fn boolean(&self, map: &Map<String, Value>, key: &str) -> Result<bool, GuestError> {
+    pub(super) fn boolean(&self, map: &Map<String, Value>, key: &str) -> Result<bool, GuestError> {
         map.get(key)
             .and_then(Value::as_bool)
             .ok_or_else(|| self.invalid(&format!("{key} must be a boolean")))
     }
 
-    fn u64(&self, map: &Map<String, Value>, key: &str) -> Result<u64, GuestError> {
+    pub(super) fn u64(&self, map: &Map<String, Value>, key: &str) -> Result<u64, GuestError> {
         map.get(key)
             .and_then(Value::as_u64)
             .ok_or_else(|| self.invalid(&format!("{key} must be a non-negative integer")))
@@ -288,7 +280,7 @@ impl Reader<'_> {
     /// A tagged status object (docs/services.md#agent-spawn; unknown states,
     /// docs/choices.md#agent-states). `output` and `error` are kept when
     /// they are strings; other states' fields stay in the record.
-    fn status(&self, map: &Map<String, Value>) -> Result<AgentStatus, GuestError> {
+    pub(super) fn status(&self, map: &Map<String, Value>) -> Result<AgentStatus, GuestError> {
         let status = self.object(map.get("status").unwrap_or(&Value::Null), "status")?;
         let state = match status.get("state") {
             Some(Value::String(state)) if !state.is_empty() => state.clone(),
@@ -302,7 +294,7 @@ impl Reader<'_> {
         })
     }
 
-    fn record(&self, value: &Value) -> Result<AgentRecord, GuestError> {
+    pub(super) fn record(&self, value: &Value) -> Result<AgentRecord, GuestError> {
         let map = self.object(value, "an agent record")?;
         Ok(AgentRecord {
             agent_id: self.string(map, "agent_id")?,
@@ -312,7 +304,7 @@ impl Reader<'_> {
         })
     }
 
-    fn snapshot(&self, value: &Value) -> Result<AgentSnapshot, GuestError> {
+    pub(super) fn snapshot(&self, value: &Value) -> Result<AgentSnapshot, GuestError> {
         let map = self.object(value, "the snapshot")?;
         let Some(Value::Array(agents)) = map.get("agents") else {
             return Err(self.invalid("agents must be an array"));
@@ -328,250 +320,6 @@ impl Reader<'_> {
                 .iter()
                 .map(|agent| self.record(agent))
                 .collect::<Result<_, _>>()?,
-        })
-    }
-}
-
-impl Session {
-    /// Gate, parent and child request shared by every `agent/*` call.
-    async fn agent_call(
-        &self,
-        parent: &RequestState,
-        method: &str,
-        params: Value,
-    ) -> Result<Value, GuestError> {
-        self.children
-            .call(self.writer(), true, method, params, &parent.cancel)
-            .await
-            .map_err(|error| gate::child_error(method, error))
-    }
-
-    fn agents_gate(
-        &self,
-        scope: Option<Arc<RequestState>>,
-        what: &str,
-    ) -> Result<Arc<RequestState>, GuestError> {
-        gate::feature(self, "agent_sessions", what)?;
-        active_parent(scope, what)
-    }
-
-    fn has_model_selection(&self) -> bool {
-        self.setup()
-            .is_some_and(|s| s.has("agent_model_selection_v1"))
-    }
-
-    /// `agents.spawn` (docs/services.md#agent-spawn).
-    pub(super) async fn spawn_agent_for(
-        &self,
-        scope: Option<Arc<RequestState>>,
-        request: SpawnRequest,
-    ) -> Result<Spawned, GuestError> {
-        let parent = self.agents_gate(scope, "agents.spawn")?;
-        let params = spawn_params(parent.id, &request, self.has_model_selection())?;
-        let reply = self.agent_call(&parent, "agent/spawn", params).await?;
-        let read = Reader {
-            method: "agent/spawn",
-        };
-        let map = read.object(&reply, "the result")?;
-        Ok(Spawned {
-            agent_id: read.string(map, "agent_id")?,
-            agent_path: read.string(map, "agent_path")?,
-            status: read.status(map)?,
-            details: reply.to_string(),
-        })
-    }
-
-    /// `agents.send` (`agent/message`, docs/services.md#agent-steer).
-    pub(super) async fn steer_agent_for(
-        &self,
-        scope: Option<Arc<RequestState>>,
-        target: String,
-        message: String,
-    ) -> Result<Steered, GuestError> {
-        let parent = self.agents_gate(scope, "agents.send")?;
-        check_target(&target)?;
-        check_message("steering", &message)?;
-        let params =
-            json!({ "parent_request_id": parent.id, "target": target, "message": message });
-        let reply = self.agent_call(&parent, "agent/message", params).await?;
-        let read = Reader {
-            method: "agent/message",
-        };
-        let map = read.object(&reply, "the result")?;
-        let delivery = match map.get("delivery").and_then(Value::as_str) {
-            Some("steering") => SteeringDelivery::Steering,
-            Some("queued") => SteeringDelivery::Queued,
-            _ => return Err(read.invalid("delivery must be steering or queued")),
-        };
-        Ok(Steered {
-            delivered_to: read.string(map, "delivered_to")?,
-            delivery,
-        })
-    }
-
-    /// `agents.follow-up` (`agent/follow_up`, docs/services.md#agent-steer).
-    pub(super) async fn follow_up_agent_for(
-        &self,
-        scope: Option<Arc<RequestState>>,
-        target: String,
-        message: String,
-    ) -> Result<FollowedUp, GuestError> {
-        let parent = self.agents_gate(scope, "agents.follow-up")?;
-        check_target(&target)?;
-        check_message("follow-up", &message)?;
-        let params =
-            json!({ "parent_request_id": parent.id, "target": target, "message": message });
-        let reply = self.agent_call(&parent, "agent/follow_up", params).await?;
-        let read = Reader {
-            method: "agent/follow_up",
-        };
-        let map = read.object(&reply, "the result")?;
-        let delivery = match map.get("delivery").and_then(Value::as_str) {
-            Some("follow_up") => FollowUpDelivery::FollowUp,
-            Some("new_run") => FollowUpDelivery::NewRun,
-            _ => return Err(read.invalid("delivery must be follow_up or new_run")),
-        };
-        Ok(FollowedUp {
-            agent_id: read.string(map, "agent_id")?,
-            agent_path: read.string(map, "agent_path")?,
-            delivery,
-        })
-    }
-
-    /// `agents.list-agents` (`agent/list`, docs/services.md#agent-list).
-    pub(super) async fn list_agents_for(
-        &self,
-        scope: Option<Arc<RequestState>>,
-    ) -> Result<AgentSnapshot, GuestError> {
-        let parent = self.agents_gate(scope, "agents.list-agents")?;
-        let params = json!({ "parent_request_id": parent.id });
-        let reply = self.agent_call(&parent, "agent/list", params).await?;
-        Reader {
-            method: "agent/list",
-        }
-        .snapshot(&reply)
-    }
-
-    /// `agents.wait` (`agent/wait`, docs/services.md#agent-list).
-    pub(super) async fn wait_agents_for(
-        &self,
-        scope: Option<Arc<RequestState>>,
-        timeout_ms: Option<u32>,
-    ) -> Result<Waited, GuestError> {
-        let parent = self.agents_gate(scope, "agents.wait")?;
-        let mut params = json!({ "parent_request_id": parent.id });
-        if let Some(timeout) = timeout_ms {
-            if !WAIT_MS.contains(&timeout) {
-                return Err(bound(format!(
-                    "agent wait timeout_ms is {timeout}; it must be {} to {} ms",
-                    WAIT_MS.start(),
-                    WAIT_MS.end()
-                )));
-            }
-            params["timeout_ms"] = json!(timeout);
-        }
-        let reply = self.agent_call(&parent, "agent/wait", params).await?;
-        let read = Reader {
-            method: "agent/wait",
-        };
-        let map = read.object(&reply, "the result")?;
-        Ok(Waited {
-            timed_out: read.boolean(map, "timed_out")?,
-            snapshot: read.snapshot(map.get("snapshot").unwrap_or(&Value::Null))?,
-        })
-    }
-
-    /// `agents.interrupt` (`agent/interrupt`, docs/services.md#agent-list).
-    pub(super) async fn interrupt_agent_for(
-        &self,
-        scope: Option<Arc<RequestState>>,
-        target: String,
-    ) -> Result<Interrupted, GuestError> {
-        let parent = self.agents_gate(scope, "agents.interrupt")?;
-        check_target(&target)?;
-        let params = json!({ "parent_request_id": parent.id, "target": target });
-        let reply = self.agent_call(&parent, "agent/interrupt", params).await?;
-        let read = Reader {
-            method: "agent/interrupt",
-        };
-        let map = read.object(&reply, "the result")?;
-        Ok(Interrupted {
-            agent_id: read.string(map, "agent_id")?,
-            agent_path: read.string(map, "agent_path")?,
-            previous_status: map
-                .get("previous_status")
-                .unwrap_or(&Value::Null)
-                .to_string(),
-            interrupt_requested: read.boolean(map, "interrupt_requested")?,
-        })
-    }
-
-    /// `agents.list-models` (`agent/models`, docs/services.md#agent-models).
-    pub(super) async fn list_agent_models_for(
-        &self,
-        scope: Option<Arc<RequestState>>,
-        query: Option<String>,
-        limit: Option<u32>,
-    ) -> Result<ModelList, GuestError> {
-        gate::feature(self, "agent_sessions", "agents.list-models")?;
-        gate::feature(self, "agent_model_selection_v1", "agents.list-models")?;
-        let parent = active_parent(scope, "agents.list-models")?;
-        let mut params = json!({ "parent_request_id": parent.id });
-        if let Some(query) = query {
-            if query.len() > MAX_MODEL_QUERY || query.chars().any(char::is_control) {
-                return Err(bound(format!(
-                    "the model query must be at most {MAX_MODEL_QUERY} bytes without control characters, got {} bytes",
-                    query.len()
-                )));
-            }
-            params["query"] = json!(query);
-        }
-        if let Some(limit) = limit {
-            if !MODELS_LIMIT.contains(&limit) {
-                return Err(bound(format!(
-                    "the model limit is {limit}; it must be {} to {}",
-                    MODELS_LIMIT.start(),
-                    MODELS_LIMIT.end()
-                )));
-            }
-            params["limit"] = json!(limit);
-        }
-        let reply = self.agent_call(&parent, "agent/models", params).await?;
-        let read = Reader {
-            method: "agent/models",
-        };
-        let map = read.object(&reply, "the result")?;
-        let Some(Value::Array(models)) = map.get("models") else {
-            return Err(read.invalid("models must be an array"));
-        };
-        let mut list = Vec::with_capacity(models.len());
-        for model in models {
-            let entry = read.object(model, "a model")?;
-            let reasoning = match entry.get("reasoning") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(labels)) => labels
-                    .iter()
-                    .map(|label| {
-                        label
-                            .as_str()
-                            .map(str::to_owned)
-                            .ok_or_else(|| read.invalid("reasoning labels must be strings"))
-                    })
-                    .collect::<Result<_, _>>()?,
-                Some(_) => return Err(read.invalid("reasoning must be an array")),
-            };
-            list.push(ModelInfo {
-                model: read.string(entry, "model")?,
-                provider: read.string(entry, "provider")?,
-                display_name: read.optional_string(entry, "display_name")?,
-                reasoning,
-                context_window: read.u64(entry, "context_window")?,
-                max_output_tokens: read.u64(entry, "max_output_tokens")?,
-            });
-        }
-        Ok(ModelList {
-            models: list,
-            truncated: read.boolean(map, "truncated")?,
         })
     }
 }
