@@ -130,7 +130,9 @@ pub fn uses_v0_4(description: &crate::runtime::types::Description) -> (Vec<Strin
     let metadata_named = !others.is_empty();
     for feature in &description.features {
         // The metadata itself is the clearer name for its feature.
-        if metadata_named && feature == crate::protocol::prompt::FEATURE {
+        if metadata_named
+            && feature == crate::protocol::feature::Feature::ToolPromptMetadata.as_str()
+        {
             continue;
         }
         if crate::protocol::features::V0_4_ONLY.contains(&feature.as_str()) {

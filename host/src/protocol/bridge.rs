@@ -212,7 +212,7 @@ impl Bridge for Session {
         event: ProgressEvent,
     ) -> Result<(), GuestError> {
         let setup = gate::ready(self, "progress")?;
-        if !setup.has("request_progress") {
+        if !setup.has(crate::protocol::feature::Feature::RequestProgress) {
             return Err(not_found(
                 "progress needs API 0.2 with the negotiated `request_progress` feature (declare it in the guest's features)",
             ));
@@ -260,7 +260,7 @@ impl Bridge for Session {
                 }
             }
             ProgressEvent::Decoration(decoration) => {
-                if !setup.has("progress_decoration") {
+                if !setup.has(crate::protocol::feature::Feature::ProgressDecoration) {
                     return Err(not_found(
                         "decorations need the negotiated `progress_decoration` feature (declare it in the guest's features)",
                     ));

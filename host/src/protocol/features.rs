@@ -8,37 +8,9 @@
 //! wrongly.
 
 use super::api_version::ApiVersion;
+use super::feature::Feature;
 use crate::wire::message::RpcError;
 use serde_json::json;
-
-/// Required features the shim implements (every 0.2 and 0.4 offer).
-pub const SUPPORTED_REQUIRED: &[&str] = &["request_cancellation", "content_parts"];
-
-/// Optional features the shim implements on API 0.2 and 0.4. A guest that
-/// declares any other feature simply does not get it (it is logged), so the
-/// shim never negotiates a feature whose host traffic it cannot handle.
-pub const SUPPORTED_OPTIONAL: &[&str] = &[
-    "request_progress",
-    "progress_decoration",
-    "lifecycle_events",
-    "artifacts",
-    "dynamic_tools",
-    "policy_intents",
-    "approvals",
-    "secrets",
-    "agent_sessions",
-    "agent_model_selection_v1",
-];
-
-/// Optional features only an API 0.4 process may negotiate, as far as the
-/// shim implements them.
-pub const SUPPORTED_V0_4_ONLY: &[&str] = &[
-    "tool_prompt_metadata_v1",
-    "cache_warming_decision",
-    "compaction_strategy",
-    "pipeline_hooks_v1",
-    "tool_composition_v1",
-];
 
 /// Every feature name the host knows only on API 0.4 (offered or not, and
 /// whether or not the shim implements it): never answered on 0.2.
@@ -131,9 +103,7 @@ pub fn hook_version(hook: &str) -> Option<ApiVersion> {
 
 /// Whether the shim may negotiate `feature` on `api`.
 pub fn supported(api: ApiVersion, feature: &str) -> bool {
-    SUPPORTED_REQUIRED.contains(&feature)
-        || SUPPORTED_OPTIONAL.contains(&feature)
-        || (api == ApiVersion::V0_4 && SUPPORTED_V0_4_ONLY.contains(&feature))
+    Feature::parse(feature).is_some_and(|feature| feature.allowed_on(api))
 }
 
 /// Feature pairs where the first is meaningless, and refused by the host,
@@ -229,10 +199,11 @@ mod tests {
 
     #[test]
     fn the_0_4_additions_are_never_supported_on_0_2() {
-        for feature in SUPPORTED_V0_4_ONLY {
-            assert!(supported(ApiVersion::V0_4, feature), "{feature}");
-            assert!(!supported(ApiVersion::V0_2, feature), "{feature}");
-            assert!(V0_4_ONLY.contains(feature), "{feature}");
+        for feature in super::super::feature::V0_4_ONLY {
+            let name = feature.as_str();
+            assert!(supported(ApiVersion::V0_4, name), "{name}");
+            assert!(!supported(ApiVersion::V0_2, name), "{name}");
+            assert!(V0_4_ONLY.contains(&name), "{name}");
         }
         assert!(supported(ApiVersion::V0_2, "artifacts"));
         assert!(supported(ApiVersion::V0_4, "artifacts"));

@@ -5,14 +5,13 @@
 //! calls them in order (docs/protocol.md#initialize).
 
 use super::api_version::ApiVersion;
+use super::feature::Feature;
 use super::features;
 use super::manifest::Contributes;
 use crate::runtime::types::{Description, LifecycleKind, ToolDefinition};
 use crate::wire::message::RpcError;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
-
-pub use super::features::{SUPPORTED_OPTIONAL, SUPPORTED_REQUIRED};
 
 /// Most requests the shim lets the host keep in flight, whatever the guest
 /// asks: the host's own default cap and the admission bound
@@ -44,8 +43,8 @@ pub struct Negotiated {
 }
 
 impl Negotiated {
-    pub fn has(&self, feature: &str) -> bool {
-        self.features.iter().any(|f| f == feature)
+    pub fn has(&self, feature: Feature) -> bool {
+        self.features.iter().any(|f| f == feature.as_str())
     }
 }
 
@@ -138,7 +137,11 @@ fn check_protocol(params: &Map<String, Value>, offer: &mut HostOffer) -> Result<
     let unsupported: Vec<&String> = offer
         .required
         .iter()
-        .filter(|f| !SUPPORTED_REQUIRED.contains(&f.as_str()))
+        .filter(|f| {
+            !super::feature::REQUIRED
+                .iter()
+                .any(|r| r.as_str() == f.as_str())
+        })
         .collect();
     if !unsupported.is_empty() {
         return Err(RpcError::server(format!(
@@ -254,9 +257,9 @@ pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
     }
     let mut wanted: BTreeSet<&str> = description.features.iter().map(String::as_str).collect();
     if description.lifecycle.is_empty() {
-        wanted.remove("lifecycle_events");
+        wanted.remove(Feature::LifecycleEvents.as_str());
     } else {
-        wanted.insert("lifecycle_events");
+        wanted.insert(Feature::LifecycleEvents.as_str());
     }
     for feature in &wanted {
         if !features::supported(offer.api, feature) {
@@ -269,7 +272,7 @@ pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
         .unwrap_or_default();
     wanted.extend(forced);
     if description.tools.iter().any(super::prompt::has) {
-        wanted.insert(super::prompt::FEATURE);
+        wanted.insert(Feature::ToolPromptMetadata.as_str());
     }
     let mut features: Vec<String> = offer.required.clone();
     for feature in &offer.optional {
@@ -281,7 +284,10 @@ pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
         }
     }
     features::apply_coupling(&mut features);
-    let lifecycle = if features.iter().any(|f| f == "lifecycle_events") {
+    let lifecycle = if features
+        .iter()
+        .any(|f| f == Feature::LifecycleEvents.as_str())
+    {
         let set: BTreeSet<&str> = description
             .lifecycle
             .iter()
@@ -309,7 +315,7 @@ pub fn reply(
     description: &Description,
     negotiated: &Negotiated,
 ) -> Result<Value, String> {
-    let metadata = negotiated.has(super::prompt::FEATURE);
+    let metadata = negotiated.has(Feature::ToolPromptMetadata);
     if !metadata {
         super::prompt::warn_dropped(
             &description.tools,

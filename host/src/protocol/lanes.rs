@@ -384,7 +384,7 @@ async fn execute(
             let pinned = context
                 .session
                 .setup()
-                .is_some_and(|s| s.has("dynamic_tools"))
+                .is_some_and(|s| s.has(crate::protocol::feature::Feature::DynamicTools))
                 .then(|| {
                     context
                         .guest

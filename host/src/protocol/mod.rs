@@ -8,6 +8,7 @@ pub mod bounds;
 pub mod bridge;
 pub mod catalog;
 pub mod deadlines;
+pub mod feature;
 pub mod features;
 pub mod guest_json;
 pub mod hook_extras;

@@ -9,8 +9,6 @@
 use crate::runtime::types::ToolDefinition;
 use serde_json::{Map, Value, json};
 
-/// The negotiated feature.
-pub const FEATURE: &str = "tool_prompt_metadata_v1";
 /// Most bytes of the snippet and of each guideline.
 pub const MAX_TEXT_BYTES: usize = 1024;
 /// Most guidelines per tool.

@@ -396,7 +396,7 @@ async fn initialize(
     crate::log!(Level::Info, "extension ready",
         "api_version" => offer.api.as_str(), "features" => negotiated.features.clone(),
         "max_concurrent_requests" => pool, "tools" => description.tools.len());
-    let artifacts = negotiated.has("artifacts");
+    let artifacts = negotiated.has(crate::protocol::feature::Feature::Artifacts);
     session.services.configure(&offer.capabilities);
     let dynamic = session.services.tools.clone();
     if offer.api.negotiates() {

@@ -42,7 +42,7 @@ pub struct Setup {
 }
 
 impl Setup {
-    pub fn has(&self, feature: &str) -> bool {
+    pub fn has(&self, feature: crate::protocol::feature::Feature) -> bool {
         self.api.negotiates() && self.negotiated.has(feature)
     }
 }

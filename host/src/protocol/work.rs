@@ -151,7 +151,7 @@ fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Pl
         .ok_or_else(|| RpcError::invalid_params("tool name must be a string"))?;
     let catalog_revision = match map.get("catalog_revision") {
         None => None,
-        Some(_) if !setup.has("dynamic_tools") => {
+        Some(_) if !setup.has(crate::protocol::feature::Feature::DynamicTools) => {
             return Err(RpcError::invalid_params(
                 "tool/call catalog_revision requires negotiated dynamic_tools",
             ));
@@ -162,7 +162,7 @@ fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Pl
             )
         })?),
     };
-    if setup.has("dynamic_tools") {
+    if setup.has(crate::protocol::feature::Feature::DynamicTools) {
         match guest.dynamic.resolve(catalog_revision, name) {
             Ok(_) => {}
             Err(super::imports::catalogs::Unresolved::Revision(revision)) => {

@@ -118,7 +118,11 @@ pub async fn publish(
     mime_type: String,
     data: Vec<u8>,
 ) -> Result<String, GuestError> {
-    gate::feature(session, "artifacts", "artifacts.publish")?;
+    gate::feature(
+        session,
+        crate::protocol::feature::Feature::Artifacts,
+        "artifacts.publish",
+    )?;
     let parent = gate::active_parent(scope, "artifacts.publish")?;
     check_artifact(&mime_type, &data)?;
     let size = data.len();

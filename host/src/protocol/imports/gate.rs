@@ -3,6 +3,7 @@
 //! request reaches the guest. One wording each, so a guest sees the same
 //! sentence whichever service refused it.
 
+use crate::protocol::feature::Feature;
 use crate::protocol::request_state::RequestState;
 use crate::protocol::reverse::ChildError;
 use crate::protocol::session::{Session, Setup};
@@ -36,7 +37,7 @@ pub fn ready<'s>(session: &'s Session, what: &str) -> Result<&'s Setup, GuestErr
 }
 
 /// Initialize answered and `feature` negotiated.
-pub fn feature(session: &Session, feature: &str, what: &str) -> Result<(), GuestError> {
+pub fn feature(session: &Session, feature: Feature, what: &str) -> Result<(), GuestError> {
     if !ready(session, what)?.has(feature) {
         return Err(refused(
             ErrorCode::MethodNotFound,

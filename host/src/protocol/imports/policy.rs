@@ -88,9 +88,15 @@ pub async fn evaluate(
     intent: Intent,
     approval_token: Option<String>,
 ) -> Result<Verdict, GuestError> {
-    gate::feature(session, "policy_intents", "policy.evaluate")?;
+    gate::feature(
+        session,
+        crate::protocol::feature::Feature::PolicyIntents,
+        "policy.evaluate",
+    )?;
     let parent = gate::active_parent(scope, "policy.evaluate")?;
-    let approvals = session.setup().is_some_and(|s| s.has("approvals"));
+    let approvals = session
+        .setup()
+        .is_some_and(|s| s.has(crate::protocol::feature::Feature::Approvals));
     let intent = intent_json(&intent)?;
     let mut params = json!({ "parent_request_id": parent.id, "intent": intent });
     if let Some(token) = approval_token {

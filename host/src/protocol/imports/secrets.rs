@@ -19,7 +19,11 @@ pub async fn get(
     scope: Option<Arc<RequestState>>,
     name: String,
 ) -> Result<String, GuestError> {
-    gate::feature(session, "secrets", "secrets.get")?;
+    gate::feature(
+        session,
+        crate::protocol::feature::Feature::Secrets,
+        "secrets.get",
+    )?;
     let parent = gate::active_parent(scope, "secrets.get")?;
     if name.len() > MAX_SECRET_NAME || !catalog::is_identifier(&name) {
         return Err(bound(format!(

@@ -21,7 +21,11 @@ pub async fn register(
     session: &Session,
     tools: Vec<ToolDefinition>,
 ) -> Result<CatalogUpdate, GuestError> {
-    gate::feature(session, "dynamic_tools", "tools-catalog.register")?;
+    gate::feature(
+        session,
+        crate::protocol::feature::Feature::DynamicTools,
+        "tools-catalog.register",
+    )?;
     if tools.is_empty() || tools.len() > MAX_MUTATION {
         return Err(bound(format!(
             "tools/register takes 1 to {MAX_MUTATION} definitions, got {}",
@@ -39,7 +43,7 @@ pub async fn register(
     }
     let metadata = session
         .setup()
-        .is_some_and(|s| s.has(crate::protocol::prompt::FEATURE));
+        .is_some_and(|s| s.has(crate::protocol::feature::Feature::ToolPromptMetadata));
     if !metadata {
         crate::protocol::prompt::warn_dropped(&tools, "tool_prompt_metadata_v1 was not negotiated");
     }
@@ -73,7 +77,11 @@ pub async fn unregister(
     session: &Session,
     names: Vec<String>,
 ) -> Result<CatalogUpdate, GuestError> {
-    gate::feature(session, "dynamic_tools", "tools-catalog.unregister")?;
+    gate::feature(
+        session,
+        crate::protocol::feature::Feature::DynamicTools,
+        "tools-catalog.unregister",
+    )?;
     if names.is_empty() || names.len() > MAX_MUTATION {
         return Err(bound(format!(
             "tools/unregister takes 1 to {MAX_MUTATION} names, got {}",

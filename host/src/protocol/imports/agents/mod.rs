@@ -39,14 +39,18 @@ fn agents_gate(
     scope: Option<Arc<RequestState>>,
     what: &str,
 ) -> Result<Arc<RequestState>, GuestError> {
-    gate::feature(session, "agent_sessions", what)?;
+    gate::feature(
+        session,
+        crate::protocol::feature::Feature::AgentSessions,
+        what,
+    )?;
     active_parent(scope, what)
 }
 
 fn has_model_selection(session: &Session) -> bool {
     session
         .setup()
-        .is_some_and(|s| s.has("agent_model_selection_v1"))
+        .is_some_and(|s| s.has(crate::protocol::feature::Feature::AgentModelSelection))
 }
 
 /// `agents.spawn` (docs/services.md#agent-spawn).
@@ -200,8 +204,16 @@ pub async fn list_models(
     query: Option<String>,
     limit: Option<u32>,
 ) -> Result<ModelList, GuestError> {
-    gate::feature(session, "agent_sessions", "agents.list-models")?;
-    gate::feature(session, "agent_model_selection_v1", "agents.list-models")?;
+    gate::feature(
+        session,
+        crate::protocol::feature::Feature::AgentSessions,
+        "agents.list-models",
+    )?;
+    gate::feature(
+        session,
+        crate::protocol::feature::Feature::AgentModelSelection,
+        "agents.list-models",
+    )?;
     let parent = active_parent(scope, "agents.list-models")?;
     let mut params = json!({ "parent_request_id": parent.id });
     if let Some(query) = query {

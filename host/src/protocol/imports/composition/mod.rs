@@ -25,6 +25,7 @@ pub use state::{MAX_CALLS, MAX_IN_FLIGHT, Parents};
 
 use super::gate::{self, bound, refused};
 use crate::protocol::deadlines::Kind;
+use crate::protocol::feature::Feature;
 use crate::protocol::request_state::RequestState;
 use crate::protocol::session::Session;
 use crate::runtime::types::{CompositionContext, CompositionLimits, GuestError};
@@ -35,7 +36,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// The negotiated feature.
-pub const FEATURE: &str = "tool_composition_v1";
+pub const FEATURE: Feature = Feature::ToolComposition;
 /// Arguments of one call: bytes and nesting.
 pub const MAX_ARGUMENT_BYTES: usize = 128 * 1024;
 pub const MAX_ARGUMENT_DEPTH: usize = 32;
