@@ -4,11 +4,17 @@
 //! the user configured, secrets come from the environment variables or the
 //! file the user names, confirmations and input from flags.
 
+use crate::wire::error_code::ErrorCode;
 use base64::Engine as _;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Component, Path, PathBuf};
+
+/// octet's code for `secret is unavailable` (docs/services.md#refusals):
+/// a code of the host's, which the shim itself never answers with, so it
+/// is not an [`ErrorCode`].
+const SECRET_UNAVAILABLE: i64 = -32004;
 
 /// How the user asked the host to answer.
 #[derive(Clone, Debug, Default)]
@@ -127,7 +133,7 @@ impl LocalHost {
             "tools/register" => self.register(params),
             "tools/unregister" => self.unregister(params),
             other => Answer::refuse(
-                -32601,
+                ErrorCode::MethodNotFound.code(),
                 &format!("method not found: {other}"),
                 format!("{other} is not a service the demo host offers"),
             ),
@@ -138,7 +144,7 @@ impl LocalHost {
         let name = params["name"].as_str().unwrap_or_default();
         if !self.allowed_secrets.iter().any(|allowed| allowed == name) {
             return Answer::refuse(
-                -32602,
+                ErrorCode::InvalidParams.code(),
                 "secret name is not declared by this extension",
                 format!("secret {name:?} refused: not in the manifest's [capabilities] secrets"),
             );
@@ -150,7 +156,7 @@ impl LocalHost {
                 secret: true,
             },
             None => Answer::refuse(
-                -32004,
+                SECRET_UNAVAILABLE,
                 "secret is unavailable",
                 format!(
                     "secret {name:?} unavailable: give it with --secret {name}=ENV_VAR or --secrets-file"
@@ -162,7 +168,7 @@ impl LocalHost {
     fn publish(&mut self, params: &Value) -> Answer {
         let reject = |reason: &str| {
             Answer::refuse(
-                -32602,
+                ErrorCode::InvalidParams.code(),
                 &format!("artifact publication rejected: {reason}"),
                 format!("artifact rejected: {reason}"),
             )
@@ -253,14 +259,14 @@ impl LocalHost {
         for definition in &definitions {
             let Some(name) = definition["name"].as_str() else {
                 return Answer::refuse(
-                    -32602,
+                    ErrorCode::InvalidParams.code(),
                     "tool definition without a name",
                     "registration refused: a definition has no name".into(),
                 );
             };
             if names.iter().any(|n| n == name) {
                 return Answer::refuse(
-                    -32602,
+                    ErrorCode::InvalidParams.code(),
                     &format!("duplicate tool name: {name}"),
                     format!("registration refused: {name} twice"),
                 );
@@ -275,7 +281,7 @@ impl LocalHost {
         }
         if names.is_empty() || tools.len() > 256 {
             return Answer::refuse(
-                -32602,
+                ErrorCode::InvalidParams.code(),
                 "a registration holds 1 to 256 tools and leaves at most 256",
                 "registration refused: empty, or over 256 tools".into(),
             );

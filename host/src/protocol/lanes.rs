@@ -27,6 +27,7 @@ use crate::cancel::CancelToken;
 use crate::log::Level;
 use crate::runtime::types::*;
 use crate::runtime::{Fault, Instance, Runtime, Sandbox};
+use crate::wire::error_code::ErrorCode;
 use crate::wire::message::RpcError;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -514,10 +515,24 @@ fn log_fault(request_id: u64, fault: &Fault) {
     }
 }
 
-/// JSON-RPC codes a guest may answer with; anything else becomes -32603 so
-/// a guest can never imitate transport-level errors.
+/// The lowest code of JSON-RPC 2.0's range for implementation-defined
+/// server errors, which runs up to [`ErrorCode::ServerError`].
+const LOWEST_SERVER_ERROR: i64 = -32099;
+
+/// JSON-RPC codes a guest may answer with; anything else becomes
+/// [`ErrorCode::InternalError`] so a guest can never imitate
+/// transport-level errors.
 fn allowed_code(code: i32) -> bool {
-    matches!(code, -32602 | -32601 | -32603 | -32800) || (-32099..=-32000).contains(&code)
+    let code = i64::from(code);
+    matches!(
+        ErrorCode::from_code(code),
+        Some(
+            ErrorCode::InvalidParams
+                | ErrorCode::MethodNotFound
+                | ErrorCode::InternalError
+                | ErrorCode::RequestCancelled
+        )
+    ) || (LOWEST_SERVER_ERROR..=ErrorCode::ServerError.code()).contains(&code)
 }
 
 /// A guest's own error as a JSON-RPC error (the SDK's mapping).
@@ -539,7 +554,7 @@ pub fn guest_error(error: GuestError, cancel: &CancelToken) -> RpcError {
             let code = if allowed_code(error.code) {
                 i64::from(error.code)
             } else {
-                -32603
+                ErrorCode::InternalError.code()
             };
             let mut rpc = RpcError::new(code, error.message);
             if let Some(data) = error.data {
@@ -580,5 +595,29 @@ pub fn deadline_answer(api: ApiVersion, kind: Kind, limit: Duration) -> Result<V
                 "error": text,
             })),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::allowed_code;
+    use crate::wire::error_code::ErrorCode;
+
+    #[test]
+    fn a_guest_may_answer_only_request_level_codes() {
+        for code in [-32602, -32601, -32603, -32800, -32000, -32050, -32099] {
+            assert!(allowed_code(code), "{code}");
+        }
+        for code in [-32600, -32700, -32100, -31999, -32801, 0, 1, i32::MIN] {
+            assert!(!allowed_code(code), "{code}");
+        }
+    }
+
+    #[test]
+    fn the_runtime_refuses_with_the_wire_server_error() {
+        assert_eq!(
+            crate::runtime::types::SERVER_ERROR,
+            ErrorCode::ServerError.guest_code()
+        );
     }
 }

@@ -270,7 +270,7 @@ pub trait Bridge: Send + Sync + 'static {
 /// The refusal of a service this bridge does not serve.
 fn no_service(what: &str) -> types::GuestError {
     types::GuestError::Rpc(types::RpcError {
-        code: -32000,
+        code: types::SERVER_ERROR,
         message: format!("the {what} service is not available here"),
         data: None,
     })

@@ -10,7 +10,7 @@ pub struct Offline;
 
 fn unavailable() -> GuestError {
     GuestError::Rpc(RpcError {
-        code: -32000,
+        code: SERVER_ERROR,
         message: "no octet host is attached (offline inspection)".into(),
         data: None,
     })

@@ -45,6 +45,12 @@ pub mod types {
         ResourceOwner, RetryDecision, RpcError, Segment, StatusItem, ToolCall, ToolDefinition,
         ToolResult,
     };
+
+    /// The code of the runtime's own refusals (a service its bridge does
+    /// not serve): equals the wire's `ErrorCode::ServerError` (-32000),
+    /// named here because the runtime layer does not know the wire
+    /// (`protocol::lanes` tests that the two agree).
+    pub const SERVER_ERROR: i32 = -32000;
 }
 
 use super::pending::PendingCall;
