@@ -11,6 +11,7 @@ pub mod deadlines;
 pub mod feature;
 pub mod features;
 pub mod guest_json;
+pub mod hook;
 pub mod hook_extras;
 pub mod imports;
 pub mod initialize;
@@ -23,7 +24,9 @@ pub mod result_error;
 pub mod results;
 pub mod reverse;
 pub mod server;
+pub mod shutdown;
 pub mod session;
+pub mod startup;
 pub mod work;
 
 use crate::log::Level;
