@@ -427,7 +427,7 @@ impl Bridge for Session {
         &self,
         scope: Option<Self::Scope>,
     ) -> Result<crate::runtime::types::CompositionContext, GuestError> {
-        self.composition_context_for(scope).await
+        imports::composition::context(self, scope).await
     }
 
     async fn composition_call(
@@ -437,8 +437,7 @@ impl Bridge for Session {
         arguments: String,
         full_outcome: bool,
     ) -> Result<String, GuestError> {
-        self.composition_call_for(scope, name, arguments, full_outcome)
-            .await
+        imports::composition::call(self, scope, name, arguments, full_outcome).await
     }
 
     async fn composition_start(
@@ -448,8 +447,7 @@ impl Bridge for Session {
         arguments: String,
         full_outcome: bool,
     ) -> Result<crate::runtime::pending::PendingCall, GuestError> {
-        self.composition_start_for(scope, name, arguments, full_outcome)
-            .await
+        imports::composition::updates::start_call(self, scope, name, arguments, full_outcome).await
     }
 
     async fn composition_store(
@@ -458,7 +456,7 @@ impl Bridge for Session {
         set: Vec<(String, String)>,
         delete: Vec<String>,
     ) -> Result<(), GuestError> {
-        self.composition_store_for(scope, set, delete).await
+        imports::composition::store(self, scope, set, delete).await
     }
 
     fn current_catalog(&self) -> CatalogUpdate {

@@ -292,7 +292,7 @@ async fn handle_notification(session: &Arc<Session>, phase: &Phase, method: &str
         return;
     }
     if method == super::imports::composition::updates::METHOD {
-        session.composition_update(params);
+        super::imports::composition::updates::route_update(session, params);
         return;
     }
     let Some(setup) = session.setup() else { return };

@@ -122,221 +122,228 @@ pub fn check_store(
     Ok((object, delete))
 }
 
-impl Session {
-    /// The tool call a composition request runs under.
-    pub(super) fn composition_parent(
-        &self,
-        scope: Option<Arc<RequestState>>,
-        what: &str,
-    ) -> Result<Arc<RequestState>, GuestError> {
-        gate::feature(self, FEATURE, what)?;
-        scope
-            .filter(|parent| parent.kind == Kind::Tool)
-            .ok_or_else(|| {
-                refused(
-                    ErrorCode::InvalidParams,
-                    format!("{what} is only available while serving a model tool call"),
-                )
-            })
-    }
-
-    async fn composition_request(
-        &self,
-        parent: &RequestState,
-        method: &str,
-        params: Value,
-    ) -> Result<Map<String, Value>, GuestError> {
-        self.composition_request_with(method, params, &parent.cancel, |_| ())
-            .await
-    }
-
-    /// A composition request given up when `cancel` fires; `issued` sees
-    /// its child id before it is written.
-    pub(super) async fn composition_request_with(
-        &self,
-        method: &str,
-        params: Value,
-        cancel: &crate::cancel::CancelToken,
-        issued: impl FnOnce(&crate::wire::message::ChildId),
-    ) -> Result<Map<String, Value>, GuestError> {
-        let reply = self
-            .children
-            .call_with(self.writer(), true, method, params, cancel, issued)
-            .await
-            .map_err(|error| gate::child_error(method, error))?;
-        match reply {
-            Value::Object(map) => Ok(map),
-            other => Err(invalid(method, format!("expected an object, got {other}"))),
-        }
-    }
-
-    /// Replaces the sidecar `file_key` in `reply` by its content under
-    /// `value_key`, counting it against the tool call's budget.
-    async fn inline_sidecar(
-        &self,
-        parent: &Arc<RequestState>,
-        method: &str,
-        reply: &mut Map<String, Value>,
-        file_key: &str,
-        value_key: &str,
-    ) -> Result<(), GuestError> {
-        let Some(spec) = reply.remove(file_key) else {
-            return Ok(());
-        };
-        let over = self.services.composition.with(parent, |used| {
-            used.sidecars += 1;
-            used.sidecars > MAX_SIDECARS
-        });
-        if over {
-            return Err(invalid(
-                method,
-                format!("more than {MAX_SIDECARS} sidecar files in one tool call"),
-            ));
-        }
-        let file = Sidecar::from_json(&spec).map_err(|why| invalid(method, why))?;
-        let scratch = sidecar::scratch_dir().ok_or_else(|| {
-            invalid(
-                method,
-                "a sidecar file, but OCTET_EXTENSION_SCRATCH is not a directory",
+/// The tool call a composition request runs under.
+pub(super) fn parent_of(
+    session: &Session,
+    scope: Option<Arc<RequestState>>,
+    what: &str,
+) -> Result<Arc<RequestState>, GuestError> {
+    gate::feature(session, FEATURE, what)?;
+    scope
+        .filter(|parent| parent.kind == Kind::Tool)
+        .ok_or_else(|| {
+            refused(
+                ErrorCode::InvalidParams,
+                format!("{what} is only available while serving a model tool call"),
             )
-        })?;
-        let value = tokio::task::spawn_blocking(move || file.read_json(&scratch))
-            .await
-            .map_err(|err| invalid(method, format!("the sidecar read failed: {err}")))?
-            .map_err(|why| invalid(method, why))?;
-        reply.insert(value_key.to_owned(), value);
-        Ok(())
-    }
-
-    /// `composition.context`.
-    pub(crate) async fn composition_context_for(
-        &self,
-        scope: Option<Arc<RequestState>>,
-    ) -> Result<CompositionContext, GuestError> {
-        const METHOD: &str = "composition/context";
-        let parent = self.composition_parent(scope, "composition.context")?;
-        let params = json!({ "parent_request_id": parent.id });
-        let mut reply = self.composition_request(&parent, METHOD, params).await?;
-        self.inline_sidecar(&parent, METHOD, &mut reply, "context_file", "context")
-            .await?;
-        // From a sidecar the whole context is the file's content.
-        let reply = match reply.remove("context") {
-            Some(Value::Object(context)) => context,
-            Some(_) => return Err(invalid(METHOD, "the context file is not an object")),
-            None => reply,
-        };
-        let tools = reply
-            .get("tools")
-            .filter(|t| t.is_array())
-            .ok_or_else(|| invalid(METHOD, "tools is not an array"))?;
-        let store = reply
-            .get("store")
-            .filter(|s| s.is_object())
-            .ok_or_else(|| invalid(METHOD, "store is not an object"))?;
-        let limits = reply.get("limits").cloned().unwrap_or_else(|| json!({}));
-        let number = |key: &str, default: u64| match limits.get(key) {
-            None => Ok(default),
-            Some(value) => value
-                .as_u64()
-                .ok_or_else(|| invalid(METHOD, format!("limits.{key} is not an unsigned integer"))),
-        };
-        Ok(CompositionContext {
-            tools: tools.to_string(),
-            store: store.to_string(),
-            limits: CompositionLimits {
-                timeout_ms: number("timeout_ms", 30_000)?,
-                max_calls: u32::try_from(number("max_calls", u64::from(MAX_CALLS))?)
-                    .unwrap_or(MAX_CALLS),
-            },
         })
-    }
+}
 
-    /// The params of a `composition/call` of `parent`, every bound checked
-    /// and the call counted ([`Parents::begin`]: the caller ends it).
-    pub(super) fn composition_call_params(
-        &self,
-        parent: &Arc<RequestState>,
-        name: &str,
-        arguments: &str,
-        full_outcome: bool,
-    ) -> Result<Value, GuestError> {
-        if !crate::protocol::catalog::is_identifier(name) {
-            return Err(bound(format!(
-                "composition call tool name {name:?} is not an identifier (1-64 bytes of [A-Za-z_][A-Za-z0-9_.-]*)"
-            )));
-        }
-        let arguments = check_arguments(arguments)?;
-        self.services.composition.begin(parent)?;
-        let mut params = json!({
-            "parent_request_id": parent.id,
-            "name": name,
-            "arguments": arguments,
-        });
-        if full_outcome {
-            params["full_outcome"] = json!(true);
-        }
-        Ok(params)
-    }
+async fn send(
+    session: &Session,
+    parent: &RequestState,
+    method: &str,
+    params: Value,
+) -> Result<Map<String, Value>, GuestError> {
+    send_with(session, method, params, &parent.cancel, |_| ()).await
+}
 
-    /// What the guest receives of a `composition/call` reply: the value,
-    /// or with `full_outcome` the whole outcome, sidecar inlined.
-    pub(super) async fn composition_call_answer(
-        &self,
-        parent: &Arc<RequestState>,
-        mut reply: Map<String, Value>,
-        full_outcome: bool,
-    ) -> Result<String, GuestError> {
-        const METHOD: &str = "composition/call";
-        self.inline_sidecar(parent, METHOD, &mut reply, "value_file", "value")
-            .await?;
-        if full_outcome {
-            return Ok(Value::Object(reply).to_string());
-        }
-        reply
-            .get("value")
-            .map(Value::to_string)
-            .ok_or_else(|| invalid(METHOD, "no value"))
+/// A composition request given up when `cancel` fires; `issued` sees
+/// its child id before it is written.
+pub(super) async fn send_with(
+    session: &Session,
+    method: &str,
+    params: Value,
+    cancel: &crate::cancel::CancelToken,
+    issued: impl FnOnce(&crate::wire::message::ChildId),
+) -> Result<Map<String, Value>, GuestError> {
+    let reply = session
+        .children
+        .call_with(session.writer(), true, method, params, cancel, issued)
+        .await
+        .map_err(|error| gate::child_error(method, error))?;
+    match reply {
+        Value::Object(map) => Ok(map),
+        other => Err(invalid(method, format!("expected an object, got {other}"))),
     }
+}
 
-    /// `composition.call`.
-    pub(crate) async fn composition_call_for(
-        &self,
-        scope: Option<Arc<RequestState>>,
-        name: String,
-        arguments: String,
-        full_outcome: bool,
-    ) -> Result<String, GuestError> {
-        const METHOD: &str = "composition/call";
-        let parent = self.composition_parent(scope, "composition.call")?;
-        let params = self.composition_call_params(&parent, &name, &arguments, full_outcome)?;
-        let reply = self.composition_request(&parent, METHOD, params).await;
-        self.services.composition.end(&parent);
-        self.composition_call_answer(&parent, reply?, full_outcome)
-            .await
+/// Replaces the sidecar `file_key` in `reply` by its content under
+/// `value_key`, counting it against the tool call's budget.
+async fn inline_sidecar(
+    session: &Session,
+    parent: &Arc<RequestState>,
+    method: &str,
+    reply: &mut Map<String, Value>,
+    file_key: &str,
+    value_key: &str,
+) -> Result<(), GuestError> {
+    let Some(spec) = reply.remove(file_key) else {
+        return Ok(());
+    };
+    let over = session.services.composition.with(parent, |used| {
+        used.sidecars += 1;
+        used.sidecars > MAX_SIDECARS
+    });
+    if over {
+        return Err(invalid(
+            method,
+            format!("more than {MAX_SIDECARS} sidecar files in one tool call"),
+        ));
     }
+    let file = Sidecar::from_json(&spec).map_err(|why| invalid(method, why))?;
+    let scratch = sidecar::scratch_dir().ok_or_else(|| {
+        invalid(
+            method,
+            "a sidecar file, but OCTET_EXTENSION_SCRATCH is not a directory",
+        )
+    })?;
+    let value = tokio::task::spawn_blocking(move || file.read_json(&scratch))
+        .await
+        .map_err(|err| invalid(method, format!("the sidecar read failed: {err}")))?
+        .map_err(|why| invalid(method, why))?;
+    reply.insert(value_key.to_owned(), value);
+    Ok(())
+}
 
-    /// `composition.store`.
-    pub(crate) async fn composition_store_for(
-        &self,
-        scope: Option<Arc<RequestState>>,
-        set: Vec<(String, String)>,
-        delete: Vec<String>,
-    ) -> Result<(), GuestError> {
-        const METHOD: &str = "composition/store";
-        let parent = self.composition_parent(scope, "composition.store")?;
-        let (set, delete) = check_store(set, delete)?;
-        if self.services.composition.with(&parent, |used| used.stored) {
-            return Err(bound(
-                "a tool call may commit to the composition store once; this one already did",
-            ));
-        }
-        let params = json!({ "parent_request_id": parent.id, "set": set, "delete": delete });
-        self.composition_request(&parent, METHOD, params).await?;
-        self.services
-            .composition
-            .with(&parent, |used| used.stored = true);
-        Ok(())
+/// `composition.context`.
+pub(crate) async fn context(
+    session: &Session,
+    scope: Option<Arc<RequestState>>,
+) -> Result<CompositionContext, GuestError> {
+    const METHOD: &str = "composition/context";
+    let parent = parent_of(session, scope, "composition.context")?;
+    let params = json!({ "parent_request_id": parent.id });
+    let mut reply = send(session, &parent, METHOD, params).await?;
+    inline_sidecar(
+        session,
+        &parent,
+        METHOD,
+        &mut reply,
+        "context_file",
+        "context",
+    )
+    .await?;
+    // From a sidecar the whole context is the file's content.
+    let reply = match reply.remove("context") {
+        Some(Value::Object(context)) => context,
+        Some(_) => return Err(invalid(METHOD, "the context file is not an object")),
+        None => reply,
+    };
+    let tools = reply
+        .get("tools")
+        .filter(|t| t.is_array())
+        .ok_or_else(|| invalid(METHOD, "tools is not an array"))?;
+    let store = reply
+        .get("store")
+        .filter(|s| s.is_object())
+        .ok_or_else(|| invalid(METHOD, "store is not an object"))?;
+    let limits = reply.get("limits").cloned().unwrap_or_else(|| json!({}));
+    let number = |key: &str, default: u64| match limits.get(key) {
+        None => Ok(default),
+        Some(value) => value
+            .as_u64()
+            .ok_or_else(|| invalid(METHOD, format!("limits.{key} is not an unsigned integer"))),
+    };
+    Ok(CompositionContext {
+        tools: tools.to_string(),
+        store: store.to_string(),
+        limits: CompositionLimits {
+            timeout_ms: number("timeout_ms", 30_000)?,
+            max_calls: u32::try_from(number("max_calls", u64::from(MAX_CALLS))?)
+                .unwrap_or(MAX_CALLS),
+        },
+    })
+}
+
+/// The params of a `composition/call` of `parent`, every bound checked
+/// and the call counted ([`Parents::begin`]: the caller ends it).
+pub(super) fn call_params(
+    session: &Session,
+    parent: &Arc<RequestState>,
+    name: &str,
+    arguments: &str,
+    full_outcome: bool,
+) -> Result<Value, GuestError> {
+    if !crate::protocol::catalog::is_identifier(name) {
+        return Err(bound(format!(
+            "composition call tool name {name:?} is not an identifier (1-64 bytes of [A-Za-z_][A-Za-z0-9_.-]*)"
+        )));
     }
+    let arguments = check_arguments(arguments)?;
+    session.services.composition.begin(parent)?;
+    let mut params = json!({
+        "parent_request_id": parent.id,
+        "name": name,
+        "arguments": arguments,
+    });
+    if full_outcome {
+        params["full_outcome"] = json!(true);
+    }
+    Ok(params)
+}
+
+/// What the guest receives of a `composition/call` reply: the value,
+/// or with `full_outcome` the whole outcome, sidecar inlined.
+pub(super) async fn call_answer(
+    session: &Session,
+    parent: &Arc<RequestState>,
+    mut reply: Map<String, Value>,
+    full_outcome: bool,
+) -> Result<String, GuestError> {
+    const METHOD: &str = "composition/call";
+    inline_sidecar(session, parent, METHOD, &mut reply, "value_file", "value").await?;
+    if full_outcome {
+        return Ok(Value::Object(reply).to_string());
+    }
+    reply
+        .get("value")
+        .map(Value::to_string)
+        .ok_or_else(|| invalid(METHOD, "no value"))
+}
+
+/// `composition.call`.
+pub(crate) async fn call(
+    session: &Session,
+    scope: Option<Arc<RequestState>>,
+    name: String,
+    arguments: String,
+    full_outcome: bool,
+) -> Result<String, GuestError> {
+    const METHOD: &str = "composition/call";
+    let parent = parent_of(session, scope, "composition.call")?;
+    let params = call_params(session, &parent, &name, &arguments, full_outcome)?;
+    let reply = send(session, &parent, METHOD, params).await;
+    session.services.composition.end(&parent);
+    call_answer(session, &parent, reply?, full_outcome).await
+}
+
+/// `composition.store`.
+pub(crate) async fn store(
+    session: &Session,
+    scope: Option<Arc<RequestState>>,
+    set: Vec<(String, String)>,
+    delete: Vec<String>,
+) -> Result<(), GuestError> {
+    const METHOD: &str = "composition/store";
+    let parent = parent_of(session, scope, "composition.store")?;
+    let (set, delete) = check_store(set, delete)?;
+    if session
+        .services
+        .composition
+        .with(&parent, |used| used.stored)
+    {
+        return Err(bound(
+            "a tool call may commit to the composition store once; this one already did",
+        ));
+    }
+    let params = json!({ "parent_request_id": parent.id, "set": set, "delete": delete });
+    send(session, &parent, METHOD, params).await?;
+    session
+        .services
+        .composition
+        .with(&parent, |used| used.stored = true);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@
 
 pub use super::state::{Ignored, MAX_BUFFERED, MAX_BUFFERED_BYTES, MAX_UPDATE_BYTES, Routes};
 
+use super::{call_answer, call_params, parent_of, send_with};
 use crate::cancel::CancelToken;
 use crate::protocol::request_state::RequestState;
 use crate::protocol::session::Session;
@@ -29,78 +30,72 @@ use std::sync::Arc;
 
 /// The notification.
 pub const METHOD: &str = "composition/update";
-impl Session {
-    /// A `composition/update` from octet (never answered, never fatal).
-    pub fn composition_update(&self, params: &Value) {
-        let routes = &self.services.composition.updates;
-        match routes.accept(params, |id| self.children.is_pending(id)) {
-            Ok(0) => {}
-            Ok(dropped) => routes.overflowed(dropped),
-            Err(why) => routes.ignored(&why),
-        }
+/// A `composition/update` from octet (never answered, never fatal).
+pub fn route_update(session: &Session, params: &Value) {
+    let routes = &session.services.composition.updates;
+    match routes.accept(params, |id| session.children.is_pending(id)) {
+        Ok(0) => {}
+        Ok(dropped) => routes.overflowed(dropped),
+        Err(why) => routes.ignored(&why),
     }
+}
 
-    /// `composition.start-call`: the call is sent with `updates: true` by a
-    /// task of its own, and the guest holds the returned handle.
-    pub(crate) async fn composition_start_for(
-        self: Arc<Self>,
-        scope: Option<Arc<RequestState>>,
-        name: String,
-        arguments: String,
-        full_outcome: bool,
-    ) -> Result<PendingCall, GuestError> {
-        let parent = self.composition_parent(scope, "composition.start-call")?;
-        let mut params = self.composition_call_params(&parent, &name, &arguments, full_outcome)?;
-        params["updates"] = json!(true);
-        let queue = Arc::new(UpdateQueue::new(MAX_BUFFERED, MAX_BUFFERED_BYTES));
-        let (answer, outcome) = tokio::sync::oneshot::channel();
-        let abandon = CancelToken::new();
-        let cancel = CancelToken::new();
-        let call = PendingCall::new(queue.clone(), outcome, abandon.clone());
-        tokio::spawn(follow_parent(
-            parent.clone(),
-            abandon,
-            cancel.clone(),
-            queue.clone(),
-        ));
-        tokio::spawn(async move {
-            let reply = self.updating_call(params, &cancel, queue).await;
-            self.services.composition.end(&parent);
-            let result = match reply {
-                Ok(reply) => {
-                    self.composition_call_answer(&parent, reply, full_outcome)
-                        .await
-                }
-                Err(error) => Err(error),
-            };
-            let _ = answer.send(result);
-        });
-        Ok(call)
-    }
+/// `composition.start-call`: the call is sent with `updates: true` by a
+/// task of its own, and the guest holds the returned handle.
+pub(crate) async fn start_call(
+    session: Arc<Session>,
+    scope: Option<Arc<RequestState>>,
+    name: String,
+    arguments: String,
+    full_outcome: bool,
+) -> Result<PendingCall, GuestError> {
+    let parent = parent_of(&session, scope, "composition.start-call")?;
+    let mut params = call_params(&session, &parent, &name, &arguments, full_outcome)?;
+    params["updates"] = json!(true);
+    let queue = Arc::new(UpdateQueue::new(MAX_BUFFERED, MAX_BUFFERED_BYTES));
+    let (answer, outcome) = tokio::sync::oneshot::channel();
+    let abandon = CancelToken::new();
+    let cancel = CancelToken::new();
+    let call = PendingCall::new(queue.clone(), outcome, abandon.clone());
+    tokio::spawn(follow_parent(
+        parent.clone(),
+        abandon,
+        cancel.clone(),
+        queue.clone(),
+    ));
+    tokio::spawn(async move {
+        let reply = updating_call(&session, params, &cancel, queue).await;
+        session.services.composition.end(&parent);
+        let result = match reply {
+            Ok(reply) => call_answer(&session, &parent, reply, full_outcome).await,
+            Err(error) => Err(error),
+        };
+        let _ = answer.send(result);
+    });
+    Ok(call)
+}
 
-    /// Sends the call and waits for its reply, routing its updates to
-    /// `queue` meanwhile.
-    async fn updating_call(
-        &self,
-        params: Value,
-        cancel: &CancelToken,
-        queue: Arc<UpdateQueue>,
-    ) -> Result<serde_json::Map<String, Value>, GuestError> {
-        const CALL: &str = "composition/call";
-        let routes = &self.services.composition.updates;
-        let mut routed = None;
-        let reply = self
-            .composition_request_with(CALL, params, cancel, |id| {
-                routes.open(id, queue.clone());
-                routed = Some(id.clone());
-            })
-            .await;
-        if let Some(id) = routed {
-            routes.close(&id);
-        }
-        queue.close();
-        reply
+/// Sends the call and waits for its reply, routing its updates to
+/// `queue` meanwhile.
+async fn updating_call(
+    session: &Session,
+    params: Value,
+    cancel: &CancelToken,
+    queue: Arc<UpdateQueue>,
+) -> Result<serde_json::Map<String, Value>, GuestError> {
+    const CALL: &str = "composition/call";
+    let routes = &session.services.composition.updates;
+    let mut routed = None;
+    let reply = send_with(session, CALL, params, cancel, |id| {
+        routes.open(id, queue.clone());
+        routed = Some(id.clone());
+    })
+    .await;
+    if let Some(id) = routed {
+        routes.close(&id);
     }
+    queue.close();
+    reply
 }
 
 /// Ends the call (`cancel`) when the tool call does (cancelled, past its
