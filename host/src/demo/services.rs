@@ -4,10 +4,11 @@
 //! the user configured, secrets come from the environment variables or the
 //! file the user names, confirmations and input from flags.
 
+use crate::protocol::imports::artifacts::signature_matches;
+use crate::runtime::cache::sha256_hex;
 use crate::wire::error_code::ErrorCode;
 use base64::Engine as _;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Component, Path, PathBuf};
 
@@ -192,7 +193,7 @@ impl LocalHost {
             _ => return reject("exactly one of data and path is required"),
         };
         let size = params["size"].as_u64().unwrap_or(u64::MAX);
-        let digest = hex(&Sha256::digest(&bytes));
+        let digest = sha256_hex(&bytes);
         let mime = params["mime_type"].as_str().unwrap_or_default();
         if bytes.len() > MAX_ARTIFACT_BYTES {
             return reject("artifact exceeds 20 MiB");
@@ -322,34 +323,6 @@ impl LocalHost {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// octet's supported MIME types and the leading bytes each must carry
-/// (docs/services.md#artifact-checks).
-fn signature_matches(mime: &str, b: &[u8]) -> bool {
-    let at = |offset: usize, magic: &[u8]| {
-        b.len() >= offset + magic.len() && &b[offset..offset + magic.len()] == magic
-    };
-    match mime {
-        "image/png" => at(0, b"\x89PNG\r\n\x1a\n"),
-        "image/jpeg" => at(0, b"\xff\xd8\xff"),
-        "image/gif" => at(0, b"GIF87a") || at(0, b"GIF89a"),
-        "image/webp" => at(0, b"RIFF") && at(8, b"WEBP"),
-        "audio/wav" => at(0, b"RIFF") && at(8, b"WAVE"),
-        "audio/mpeg" => {
-            at(0, b"ID3")
-                || (b.len() >= 2 && b[0] == 0xff && b[1] & 0xe0 == 0xe0 && b[1] & 0x06 != 0)
-        }
-        "audio/flac" => at(0, b"fLaC"),
-        "audio/opus" => at(0, b"OggS") && b[..b.len().min(64)].windows(8).any(|w| w == b"OpusHead"),
-        "audio/aac" => b.len() >= 2 && b[0] == 0xff && b[1] & 0xf6 == 0xf0,
-        "audio/mp4" => b.len() >= 12 && at(4, b"ftyp"),
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,7 +347,7 @@ mod tests {
     }
 
     fn publish_params(bytes: &[u8], mime: &str) -> Value {
-        json!({"parent_request_id": 3, "mime_type": mime, "size": bytes.len(), "sha256": hex(&Sha256::digest(bytes)),
+        json!({"parent_request_id": 3, "mime_type": mime, "size": bytes.len(), "sha256": sha256_hex(bytes),
             "data": {"encoding": "base64", "data": base64::engine::general_purpose::STANDARD.encode(bytes)}})
     }
 
