@@ -27,7 +27,6 @@ pub use sandbox::{FsAccess, Sandbox};
 pub use v0_4::types;
 pub use versions::WitVersion;
 
-use crate::cancel::CancelToken;
 use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
@@ -376,11 +375,6 @@ fn link<B: Bridge>(
     versions::Pre::new(version, pre)
 }
 
-/// The cancellation handle and scope a guest call runs under.
-pub struct CallScope<S> {
-    pub scope: Option<S>,
-    pub cancel: CancelToken,
-}
 
 /// Compiles `bytes` into `cache` for the engine `limits` imply (what `run`
 /// with the same limits will look up), unless a valid entry is there
