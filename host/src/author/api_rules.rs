@@ -6,12 +6,7 @@
 use super::component::Analysis;
 use crate::protocol::api_version::ApiVersion;
 
-/// Hooks every version may declare.
-pub use crate::protocol::features::HOOKS_V0_1;
-/// Hooks API 0.2 and 0.4 may declare, but not 0.1 (docs/protocol.md#versions).
-pub use crate::protocol::features::HOOKS_V0_2 as HOOKS_V0_2_ONLY;
-/// Hooks only API 0.4 may declare.
-pub use crate::protocol::features::HOOKS_V0_4 as HOOKS_V0_4_ONLY;
+use crate::protocol::hook::{self, Hook};
 
 /// The 0.2-only things a guest uses, for messages.
 pub fn uses_v0_2(description: &crate::runtime::types::Description) -> Vec<String> {
@@ -34,7 +29,7 @@ pub fn uses_v0_2(description: &crate::runtime::types::Description) -> Vec<String
         uses.push(format!("concurrency {}", description.max_concurrency));
     }
     for hook in &description.hooks {
-        if HOOKS_V0_2_ONLY.contains(&hook.as_str()) {
+        if Hook::parse(hook).is_some_and(|hook| hook.since() == ApiVersion::V0_2) {
             uses.push(format!("hook {hook}"));
         }
     }
@@ -45,17 +40,25 @@ pub fn uses_v0_2(description: &crate::runtime::types::Description) -> Vec<String
 /// version is unknown), as the message and the fix; `None` when nothing is.
 pub fn hook_problem(api: Option<ApiVersion>, hook: &str) -> Option<(String, String)> {
     use crate::protocol::features;
-    let Some(since) = features::hook_version(hook) else {
+    let names = |hooks: &[Hook]| {
+        hooks
+            .iter()
+            .map(|hook| hook.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let Some(known) = Hook::parse(hook) else {
         return Some((
             format!("{hook:?} is not a hook of API 0.1, 0.2 or 0.4"),
             format!(
                 "use one of {}, {}, {}",
-                HOOKS_V0_1.join(", "),
-                HOOKS_V0_2_ONLY.join(", "),
-                HOOKS_V0_4_ONLY.join(", ")
+                names(hook::V0_1),
+                names(hook::V0_2),
+                names(hook::V0_4)
             ),
         ));
     };
+    let since = known.since();
     let api = api?;
     if since == ApiVersion::V0_4 && api != ApiVersion::V0_4 {
         return Some((
@@ -72,7 +75,7 @@ pub fn hook_problem(api: Option<ApiVersion>, hook: &str) -> Option<(String, Stri
             "api_version = \"0.2\", or remove the hook".into(),
         ));
     }
-    let feature = features::hook_feature(hook)?;
+    let feature = known.feature()?;
     if features::supported(api, feature) {
         return None;
     }
@@ -118,7 +121,7 @@ pub fn uses_v0_4(description: &crate::runtime::types::Description) -> (Vec<Strin
     let hooks: Vec<String> = description
         .hooks
         .iter()
-        .filter(|hook| HOOKS_V0_4_ONLY.contains(&hook.as_str()))
+        .filter(|hook| Hook::parse(hook).is_some_and(|hook| hook.since() == ApiVersion::V0_4))
         .map(|hook| format!("hook {hook}"))
         .collect();
     let mut others: Vec<String> = description

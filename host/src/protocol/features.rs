@@ -9,6 +9,7 @@
 
 use super::api_version::ApiVersion;
 use super::feature::Feature;
+use super::hook::Hook;
 use crate::wire::message::RpcError;
 use serde_json::json;
 
@@ -37,69 +38,6 @@ pub const V0_4_ONLY: &[&str] = &[
     "provider_proxy_v1",
     "builtin_tool_overrides_v1",
 ];
-
-/// Hooks both 0.1 and later manifests may declare.
-pub const HOOKS_V0_1: &[&str] = &[
-    "before_prompt",
-    "after_response",
-    "before_tool_call",
-    "after_tool_call",
-];
-
-/// Hooks a 0.2 or 0.4 manifest may declare, but not a 0.1 one.
-pub const HOOKS_V0_2: &[&str] = &["provider_retry", "before_persistence", "post_mutation"];
-
-/// Hooks only a 0.4 manifest may declare. octet's manifest validation
-/// refuses them on every earlier version.
-pub const HOOKS_V0_4: &[&str] = &[
-    "cache_warming_decision",
-    "compaction_strategy",
-    "before_provider_request",
-    "before_provider_headers",
-    "after_provider_response",
-    "resources_discover",
-    "provider_context",
-    "model_turn_start",
-    "model_turn_end",
-    "session_before_compact",
-    "session_compact",
-    "session_before_tree",
-    "session_tree",
-];
-
-/// The provider pipeline hooks (`pipeline_hooks_v1`).
-pub const PIPELINE_HOOKS: &[&str] = &[
-    "before_provider_request",
-    "before_provider_headers",
-    "after_provider_response",
-];
-
-/// The feature a declared 0.4 hook needs negotiated: the host refuses an
-/// answer that declares the hook without it.
-pub fn hook_feature(hook: &str) -> Option<&'static str> {
-    Some(match hook {
-        "cache_warming_decision" => "cache_warming_decision",
-        "compaction_strategy" => "compaction_strategy",
-        "resources_discover" => "resource_paths_v1",
-        h if PIPELINE_HOOKS.contains(&h) => "pipeline_hooks_v1",
-        h if HOOKS_V0_4.contains(&h) => "session_entries",
-        _ => return None,
-    })
-}
-
-/// The earliest API version that has `hook`, or `None` for a name no
-/// version knows.
-pub fn hook_version(hook: &str) -> Option<ApiVersion> {
-    if HOOKS_V0_1.contains(&hook) {
-        Some(ApiVersion::V0_1)
-    } else if HOOKS_V0_2.contains(&hook) {
-        Some(ApiVersion::V0_2)
-    } else if HOOKS_V0_4.contains(&hook) {
-        Some(ApiVersion::V0_4)
-    } else {
-        None
-    }
-}
 
 /// Whether the shim may negotiate `feature` on `api`.
 pub fn supported(api: ApiVersion, feature: &str) -> bool {
@@ -150,37 +88,41 @@ pub fn hook_features(
     offered: &[String],
 ) -> Result<Vec<&'static str>, RpcError> {
     let mut forced = Vec::new();
-    for hook in hooks {
-        match hook_version(hook) {
-            Some(ApiVersion::V0_4) if api != ApiVersion::V0_4 => {
+    for name in hooks {
+        // Unknown names are the host's business (it validated the manifest).
+        let Some(hook) = Hook::parse(name) else {
+            continue;
+        };
+        match hook.since() {
+            ApiVersion::V0_4 if api != ApiVersion::V0_4 => {
                 return Err(RpcError::invalid_params(format!(
                     "initialize contributes.hooks names {hook}, which exists only on API 0.4; the manifest declares {}",
                     api.as_str()
                 ))
-                .with_data(json!({ "hook": hook, "api_version": api.as_str() })));
+                .with_data(json!({ "hook": hook.as_str(), "api_version": api.as_str() })));
             }
-            Some(ApiVersion::V0_2 | ApiVersion::V0_4) if api == ApiVersion::V0_1 => {
+            ApiVersion::V0_2 | ApiVersion::V0_4 if api == ApiVersion::V0_1 => {
                 return Err(RpcError::invalid_params(format!(
                     "initialize contributes.hooks names {hook}, which does not exist on API 0.1"
                 ))
-                .with_data(json!({ "hook": hook, "api_version": api.as_str() })));
+                .with_data(json!({ "hook": hook.as_str(), "api_version": api.as_str() })));
             }
             _ => {}
         }
-        let Some(feature) = hook_feature(hook) else {
+        let Some(feature) = hook.feature() else {
             continue;
         };
         if !supported(api, feature) {
             return Err(RpcError::server(format!(
                 "octet-wasm cannot serve hook {hook}: it needs protocol feature {feature}, which octet-wasm does not implement; remove {hook} from [contributes].hooks in extension.toml"
             ))
-            .with_data(json!({ "hook": hook, "feature": feature })));
+            .with_data(json!({ "hook": hook.as_str(), "feature": feature })));
         }
         if !offered.iter().any(|f| f == feature) {
             return Err(RpcError::server(format!(
                 "hook {hook} needs protocol feature {feature}, which the host did not offer; this octet cannot run the hook: remove it from [contributes].hooks in extension.toml"
             ))
-            .with_data(json!({ "hook": hook, "feature": feature })));
+            .with_data(json!({ "hook": hook.as_str(), "feature": feature })));
         }
         if !forced.contains(&feature) {
             forced.push(feature);

@@ -5,6 +5,7 @@
 //! error for the request instead of a frame the host refuses.
 
 use super::bounds::{JsonBounds, check_json};
+use super::hook::Hook;
 use super::result_error::{ResultError, fail};
 use crate::runtime::types::{CacheWarmingAction, HeaderEdit, HookResult};
 use base64::Engine as _;
@@ -35,12 +36,12 @@ const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 /// Adds the extra of `hook`'s own 0.4 result to `object`, if the guest gave
 /// one.
 pub fn add(
-    hook: &str,
+    hook: Hook,
     result: &HookResult,
     object: &mut Map<String, Value>,
 ) -> Result<(), ResultError> {
     match hook {
-        "cache_warming_decision" => {
+        Hook::CacheWarmingDecision => {
             // Absent means no opinion: the host keeps its decision.
             if let Some(action) = result.cache_warming {
                 let action = match action {
@@ -50,18 +51,18 @@ pub fn add(
                 object.insert("cache_warming_decision".into(), json!(action));
             }
         }
-        "compaction_strategy" if !result.compaction_frames.is_empty() => {
+        Hook::CompactionStrategy if !result.compaction_frames.is_empty() => {
             object.insert(
                 "compaction_frames".into(),
                 compaction_frames(&result.compaction_frames)?,
             );
         }
-        "before_provider_request" => {
+        Hook::BeforeProviderRequest => {
             if let Some(text) = &result.provider_payload {
                 object.insert("provider_payload".into(), provider_payload(text)?);
             }
         }
-        "before_provider_headers" if !result.provider_headers.is_empty() => {
+        Hook::BeforeProviderHeaders if !result.provider_headers.is_empty() => {
             object.insert(
                 "provider_headers".into(),
                 provider_headers(&result.provider_headers)?,
@@ -207,7 +208,7 @@ mod tests {
 
     fn extras(hook: &str, result: &HookResult) -> Result<Value, ResultError> {
         let mut object = Map::new();
-        add(hook, result, &mut object)?;
+        add(Hook::parse(hook).unwrap(), result, &mut object)?;
         Ok(Value::Object(object))
     }
 

@@ -7,6 +7,7 @@
 use super::api_version::ApiVersion;
 use super::bounds::{JsonBounds, check_json};
 use super::guest_json;
+use super::hook::Hook;
 use super::result_error::{ResultError, fail};
 use crate::runtime::types::*;
 use serde_json::{Map, Value, json};
@@ -255,6 +256,8 @@ pub fn default_hook_result() -> Value {
 /// A hook result; typed extras are only sent for their own hook
 /// (docs/protocol.md#hook-run).
 pub fn hook_result(hook: &str, result: HookResult) -> Result<Value, ResultError> {
+    // An unknown name has no typed extras.
+    let hook = Hook::parse(hook);
     let disposition = match &result.disposition {
         Disposition::Continue => json!({ "action": "continue" }),
         Disposition::Deny(reason) => json!({ "action": "deny", "reason": reason }),
@@ -272,7 +275,7 @@ pub fn hook_result(hook: &str, result: HookResult) -> Result<Value, ResultError>
                 .collect(),
         ),
     );
-    if hook == "provider_retry"
+    if hook == Some(Hook::ProviderRetry)
         && let Some(decision) = &result.provider_retry
     {
         let value = match decision {
@@ -282,7 +285,7 @@ pub fn hook_result(hook: &str, result: HookResult) -> Result<Value, ResultError>
         };
         object.insert("provider_retry".into(), value);
     }
-    if hook == "before_persistence"
+    if hook == Some(Hook::BeforePersistence)
         && let Some(meta) = &result.persistence_metadata
     {
         let value = parse_bounded(&meta.value, &super::bounds::PERSISTENCE_VALUE)?;
@@ -292,7 +295,7 @@ pub fn hook_result(hook: &str, result: HookResult) -> Result<Value, ResultError>
             json!({ "value": value, "public": meta.public }),
         );
     }
-    if hook == "post_mutation"
+    if hook == Some(Hook::PostMutation)
         && let Some(decision) = &result.post_mutation
     {
         let value = match decision {
@@ -309,7 +312,9 @@ pub fn hook_result(hook: &str, result: HookResult) -> Result<Value, ResultError>
         };
         object.insert("post_mutation".into(), value);
     }
-    super::hook_extras::add(hook, &result, &mut object)?;
+    if let Some(hook) = hook {
+        super::hook_extras::add(hook, &result, &mut object)?;
+    }
     Ok(Value::Object(object))
 }
 

@@ -6,6 +6,7 @@
 
 use super::catalog::Catalog;
 use super::deadlines::Kind;
+use super::hook::Hook;
 use super::results;
 use super::session::Setup;
 use crate::runtime::types::*;
@@ -244,14 +245,7 @@ fn hook(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, R
         return Ok(Plan::Answer(Ok(results::default_hook_result())));
     }
     let payload = json_text(map.get("payload"));
-    let kind = match hook {
-        "before_prompt" => Kind::BeforePrompt,
-        "after_response" => Kind::AfterResponse,
-        "before_persistence" => Kind::BeforePersistence,
-        "post_mutation" => Kind::PostMutation,
-        "cache_warming_decision" => Kind::CacheWarming,
-        _ => Kind::Hook,
-    };
+    let kind = hook_kind(Hook::parse(hook));
     Ok(Plan::Run {
         work: Work::Hook {
             hook: hook.to_owned(),
@@ -261,6 +255,20 @@ fn hook(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, R
         kind,
         active_parent: false,
     })
+}
+
+/// The deadline a hook runs under: the hooks with a deadline of their own
+/// (docs/protocol.md#deadlines) get it, every other hook, known or not, the
+/// common hook deadline.
+fn hook_kind(hook: Option<Hook>) -> Kind {
+    match hook {
+        Some(Hook::BeforePrompt) => Kind::BeforePrompt,
+        Some(Hook::AfterResponse) => Kind::AfterResponse,
+        Some(Hook::BeforePersistence) => Kind::BeforePersistence,
+        Some(Hook::PostMutation) => Kind::PostMutation,
+        Some(Hook::CacheWarmingDecision) => Kind::CacheWarming,
+        _ => Kind::Hook,
+    }
 }
 
 fn context(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, RpcError> {
@@ -388,4 +396,27 @@ pub fn lifecycle_event(method: &str, params: &Value) -> Option<LifecycleEvent> {
         duration_ms: params.get("duration_ms").and_then(Value::as_u64),
         reason: text("reason"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hooks_with_their_own_deadline_get_it() {
+        assert_eq!(hook_kind(Some(Hook::BeforePrompt)), Kind::BeforePrompt);
+        assert_eq!(hook_kind(Some(Hook::AfterResponse)), Kind::AfterResponse);
+        assert_eq!(
+            hook_kind(Some(Hook::BeforePersistence)),
+            Kind::BeforePersistence
+        );
+        assert_eq!(hook_kind(Some(Hook::PostMutation)), Kind::PostMutation);
+        assert_eq!(
+            hook_kind(Some(Hook::CacheWarmingDecision)),
+            Kind::CacheWarming
+        );
+        assert_eq!(hook_kind(Some(Hook::BeforeToolCall)), Kind::Hook);
+        assert_eq!(hook_kind(Some(Hook::CompactionStrategy)), Kind::Hook);
+        assert_eq!(hook_kind(None), Kind::Hook);
+    }
 }
