@@ -145,13 +145,20 @@ impl Manifest {
             .context(self.context)
             .notifications(self.notifications)
             .confirmations(self.confirmations);
-        let mut offer = InitializeParams::new(&spec, &self.path, workspace);
-        if self.api.negotiates() && !self.secrets.is_empty() {
-            let mut features: Vec<&str> = octet_hostsim::HOST_OPTIONAL_FEATURES.to_vec();
-            features.push("secrets");
-            offer = offer.optional_features(&features);
+        let mut params = InitializeParams::new(&spec, &self.path, workspace).to_json();
+        if let Some(Value::Array(offered)) = params
+            .get_mut("protocol")
+            .and_then(|protocol| protocol.get_mut("optional_features"))
+        {
+            // The demo host does not serve composition (`composition/*`
+            // requests would be refused), so it does not offer it; and it
+            // offers `secrets` when the manifest lists some, on top of what
+            // octet offers this API version.
+            offered.retain(|feature| feature != "tool_composition_v1");
+            if !self.secrets.is_empty() && !offered.iter().any(|f| f == "secrets") {
+                offered.push(json!("secrets"));
+            }
         }
-        let mut params = offer.to_json();
         if self.presentation {
             params["contributes"]["presentation"] = json!(true);
         }
@@ -414,4 +421,61 @@ pub(crate) fn say(line: &str) {
 pub(crate) fn heading(text: &str) {
     say("");
     say(&format!("== {text}"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(api_version: &str, secrets: &str) -> (tempfile::TempDir, Manifest) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("extension.toml"),
+            format!(
+                "name = \"x\"\nversion = \"0.1.0\"\napi_version = \"{api_version}\"\n\
+                 [entrypoint]\ncommand = \"octet-wasm\"\nargs = [\"run\", \"x.wasm\"]\n\
+                 [capabilities]\n{secrets}\n[contributes]\ntools = [\"t\"]\n"
+            ),
+        )
+        .unwrap();
+        let manifest = Manifest::read(dir.path()).unwrap();
+        (dir, manifest)
+    }
+
+    fn offered(params: &Value) -> Vec<String> {
+        params["protocol"]["optional_features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn secrets_add_to_the_versions_offer_instead_of_replacing_it() {
+        let (dir, with) = manifest("0.4", "secrets = [\"API_TOKEN\"]");
+        let (_, without) = manifest("0.4", "");
+        let with = offered(&with.initialize_params(dir.path()));
+        let without = offered(&without.initialize_params(dir.path()));
+        assert!(with.iter().any(|f| f == "secrets"));
+        assert!(!without.iter().any(|f| f == "secrets"));
+        assert!(
+            with.iter().any(|f| f == "tool_prompt_metadata_v1"),
+            "{with:?}"
+        );
+        assert_eq!(
+            with.iter().filter(|f| *f != "secrets").collect::<Vec<_>>(),
+            without.iter().collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn composition_is_not_offered_since_the_demo_host_cannot_serve_it() {
+        let (dir, manifest) = manifest("0.4", "");
+        assert!(
+            !offered(&manifest.initialize_params(dir.path()))
+                .iter()
+                .any(|f| f == "tool_composition_v1")
+        );
+    }
 }

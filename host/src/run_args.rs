@@ -39,8 +39,8 @@ pub struct RunArgs {
     /// Override a deadline, e.g. `--deadline-ms render=300`, up to the
     /// user's ceiling (`[deadlines]` in ~/.config/octet-wasm/policy.toml).
     /// Names: request, command, before_prompt, after_response,
-    /// before_persistence, post_mutation, render, menu, lifecycle,
-    /// cancel_grace.
+    /// before_persistence, post_mutation, cache_warming, render, menu,
+    /// lifecycle, cancel_grace.
     #[arg(long = "deadline-ms", value_name = "NAME=MS")]
     pub deadlines: Vec<String>,
     /// Refuse to run unless the component's SHA-256 is this (hex).

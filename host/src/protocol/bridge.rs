@@ -214,7 +214,7 @@ impl Bridge for Session {
         let setup = gate::ready(self, "progress")?;
         if !setup.has(crate::protocol::feature::Feature::RequestProgress) {
             return Err(not_found(
-                "progress needs API 0.2 with the negotiated `request_progress` feature (declare it in the guest's features)",
+                "progress needs API 0.2 or 0.4 with the negotiated `request_progress` feature (declare it in the guest's features)",
             ));
         }
         let Some(request) = scope else {

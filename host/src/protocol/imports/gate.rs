@@ -3,6 +3,7 @@
 //! request reaches the guest. One wording each, so a guest sees the same
 //! sentence whichever service refused it.
 
+use crate::protocol::api_version::ApiVersion;
 use crate::protocol::feature::Feature;
 use crate::protocol::request_state::RequestState;
 use crate::protocol::reverse::ChildError;
@@ -39,10 +40,21 @@ pub fn ready<'s>(session: &'s Session, what: &str) -> Result<&'s Setup, GuestErr
 /// Initialize answered and `feature` negotiated.
 pub fn feature(session: &Session, feature: Feature, what: &str) -> Result<(), GuestError> {
     if !ready(session, what)?.has(feature) {
+        let versions = if feature.allowed_on(ApiVersion::V0_2) {
+            "API 0.2 or 0.4"
+        } else {
+            "API 0.4"
+        };
+        // The host offers `secrets` only to a manifest that lists some.
+        let offered = if feature == Feature::Secrets {
+            "the host offers it when [capabilities] secrets in extension.toml lists the names"
+        } else {
+            "the host must offer it"
+        };
         return Err(refused(
             ErrorCode::MethodNotFound,
             format!(
-                "{what} needs API 0.2 or 0.4 with the negotiated `{feature}` feature (declare it in the guest's features; the host must offer it)"
+                "{what} needs {versions} with the negotiated `{feature}` feature (declare it in the guest's features; {offered})"
             ),
         ));
     }
