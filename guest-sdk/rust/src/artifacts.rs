@@ -3,7 +3,7 @@
 //!
 //! ```ignore
 //! let id = octet_guest::artifacts::publish("image/png", png_bytes)?;
-//! Ok(ToolResult::text("Rendered").image(id, "image/png", Some("chart".into())))
+//! Ok(ToolResult::text("Rendered").with_image(id, "image/png", Some("chart".into())))
 //! ```
 //!
 //! Declare the feature with
