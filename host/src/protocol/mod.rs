@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod deadlines;
 pub mod feature;
 pub mod features;
+pub mod guest_errors;
 pub mod guest_json;
 pub mod hook;
 pub mod hook_extras;
