@@ -4,30 +4,30 @@
 //! guest's imports (notifications, confirmations, progress, ...).
 
 pub mod api_version;
-pub mod bounds;
-pub mod bridge;
-pub mod catalog;
-pub mod deadlines;
-pub mod feature;
-pub mod features;
-pub mod guest_errors;
+pub(crate) mod bounds;
+pub(crate) mod bridge;
+pub(crate) mod catalog;
+pub(crate) mod deadlines;
+pub(crate) mod feature;
+pub(crate) mod features;
+pub(crate) mod guest_errors;
 pub mod guest_json;
-pub mod hook;
-pub mod hook_extras;
-pub mod imports;
+pub(crate) mod hook;
+pub(crate) mod hook_extras;
+pub(crate) mod imports;
 pub mod initialize;
 pub mod lanes;
-pub mod manifest;
-pub mod presentation;
-pub mod prompt;
-pub mod request_state;
-pub mod result_error;
+pub(crate) mod manifest;
+pub(crate) mod presentation;
+pub(crate) mod prompt;
+pub(crate) mod request_state;
+pub(crate) mod result_error;
 pub mod results;
 pub mod reverse;
 pub mod server;
-pub mod shutdown;
-pub mod session;
-pub mod startup;
+pub(crate) mod shutdown;
+pub(crate) mod session;
+pub(crate) mod startup;
 pub mod work;
 
 use crate::log::Level;

@@ -246,7 +246,8 @@ impl Limiter {
     }
 
     /// Bytes this store holds in the process budget.
-    pub fn charged(&self) -> usize {
+    #[cfg(test)]
+    fn charged(&self) -> usize {
         self.charged
     }
 

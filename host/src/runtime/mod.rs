@@ -9,17 +9,17 @@
 pub mod cache;
 mod convert;
 pub mod engine;
-pub mod instance;
-pub mod limits;
-pub mod links;
+pub(crate) mod instance;
+pub(crate) mod limits;
+pub(crate) mod links;
 pub mod offline;
-pub mod output;
-pub mod pending;
-pub mod sandbox;
-pub mod store;
-pub mod v0_2;
-pub mod v0_4;
-pub mod versions;
+pub(crate) mod output;
+pub(crate) mod pending;
+pub(crate) mod sandbox;
+pub(crate) mod store;
+pub(crate) mod v0_2;
+pub(crate) mod v0_4;
+pub(crate) mod versions;
 
 pub use instance::{Fault, Instance};
 pub use limits::Limits;

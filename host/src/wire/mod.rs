@@ -6,11 +6,11 @@
 //! stdin and stdout (a reader task on non-blocking stdin, and a writer that
 //! writes each frame under a lock in the task that produced it).
 
-pub mod error_code;
+pub(crate) mod error_code;
 pub mod frame;
 pub mod guard;
 pub mod message;
-pub mod transport;
+pub(crate) mod transport;
 
 /// Longest frame either side may write, in bytes before the LF.
 ///

@@ -2,8 +2,6 @@
 //! signatures the host verifies, the size and per-generation budgets, and
 //! the move of large artifacts through the scratch directory.
 
-pub use super::state::{MAX_ARTIFACT_TOTAL, MAX_ARTIFACTS};
-
 use super::gate::{self, bound};
 use crate::protocol::request_state::RequestState;
 use crate::protocol::reverse::ChildError;

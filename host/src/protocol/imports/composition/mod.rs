@@ -21,7 +21,7 @@ pub mod sidecar;
 pub mod state;
 pub mod updates;
 
-pub use state::{MAX_CALLS, MAX_IN_FLIGHT, Parents};
+pub use state::MAX_CALLS;
 
 use super::gate::{self, bound, refused};
 use crate::protocol::deadlines::Kind;

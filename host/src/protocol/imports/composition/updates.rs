@@ -10,14 +10,14 @@
 //! shim sent with `updates: true` and that is still waiting for its reply;
 //! its `sequence` must be greater than the last one accepted for that call;
 //! its `result` must fit the guest-JSON bounds ([`crate::protocol::guest_json`]) and
-//! [`MAX_UPDATE_BYTES`]. At most [`MAX_BUFFERED`] updates
+//! [`MAX_UPDATE_BYTES`](super::state::MAX_UPDATE_BYTES). At most [`MAX_BUFFERED`] updates
 //! ([`MAX_BUFFERED_BYTES`] together) wait for the guest per call; past that
 //! the oldest gives way (the newest partial result is the most complete,
 //! and stdin is never left unread while a guest is slow). The buffer is
 //! freed when the guest finishes or drops the call, and when the tool call
 //! ends or is cancelled.
 
-pub use super::state::{Ignored, MAX_BUFFERED, MAX_BUFFERED_BYTES, MAX_UPDATE_BYTES, Routes};
+use super::state::{MAX_BUFFERED, MAX_BUFFERED_BYTES};
 
 use super::{call_answer, call_params, parent_of, send_with};
 use crate::cancel::CancelToken;
