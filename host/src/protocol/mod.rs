@@ -25,8 +25,8 @@ pub(crate) mod result_error;
 pub mod results;
 pub mod reverse;
 pub mod server;
-pub(crate) mod shutdown;
 pub(crate) mod session;
+pub(crate) mod shutdown;
 pub(crate) mod startup;
 pub mod work;
 

@@ -375,7 +375,6 @@ fn link<B: Bridge>(
     versions::Pre::new(version, pre)
 }
 
-
 /// Compiles `bytes` into `cache` for the engine `limits` imply (what `run`
 /// with the same limits will look up), unless a valid entry is there
 /// already. Returns the cache entry.
