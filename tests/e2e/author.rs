@@ -821,29 +821,3 @@ fn sdk_path_names_the_variable_the_checkout_or_a_copy() {
     assert!(copy.join("wit/world.wit").is_file());
     assert!(!copy.join("guest-sdk/python/__pycache__").exists());
 }
-
-/// A guest that declares the secrets feature gets nothing from octet
-/// unless the manifest lists the names: `check` warns.
-#[test]
-fn check_warns_when_a_secrets_guest_lists_no_secrets() {
-    let dir = TempDir::new().unwrap();
-    let wasm = copy_component("probe", dir.path());
-    let path = dir.path().join("extension.toml");
-    let manifest = |secrets: &str| {
-        format!(
-            "name = \"probe\"\nversion = \"0.1.0\"\napi_version = \"0.2\"\n\
-             [entrypoint]\ncommand = \"octet-wasm\"\nargs = [\"run\", \"probe.wasm\"]\n\
-             [capabilities]\nfilesystem = \"none\"\n{secrets}\n[contributes]\ntools = []\n"
-        )
-    };
-    std::fs::write(&path, manifest("")).unwrap();
-    let report = stdout(&octet_wasm(&["check", text(&path), text(&wasm)]));
-    assert!(
-        report.contains("capabilities.secrets")
-            && report.contains("every secrets.get fails (-32601)"),
-        "{report}"
-    );
-    std::fs::write(&path, manifest("secrets = [\"api.key\"]")).unwrap();
-    let report = stdout(&octet_wasm(&["check", text(&path), text(&wasm)]));
-    assert!(!report.contains("every secrets.get fails"), "{report}");
-}

@@ -252,8 +252,6 @@ pub(super) struct Declared {
     pub(super) filesystem: String,
     pub(super) network: bool,
     pub(super) environment: Vec<String>,
-    /// `[capabilities] secrets`: the names octet may hand the guest.
-    pub(super) secrets: Vec<String>,
     pub(super) pinned: Option<String>,
     /// The limits the `run` args ask for.
     pub(super) requests: Requests,

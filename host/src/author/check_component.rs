@@ -18,18 +18,6 @@ impl Checker {
         deny: &[String],
     ) {
         let d = &analysis.description;
-        // octet offers `secrets` only to a manifest that lists some names:
-        // without them every secrets.get fails.
-        if d.features.iter().any(|f| f == "secrets")
-            && declared.secrets.is_empty()
-            && declared.api != Some(ApiVersion::V0_1)
-        {
-            self.warning(
-                "capabilities.secrets",
-                "the guest declares the secrets feature, but [capabilities] secrets lists no names, so octet does not offer it and every secrets.get fails (-32601)".into(),
-                "list the secret names: secrets = [\"API_TOKEN\"] under [capabilities]".into(),
-            );
-        }
         if let Some(pinned) = &declared.pinned
             && !pinned.eq_ignore_ascii_case(&analysis.sha256)
         {

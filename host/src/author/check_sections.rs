@@ -195,7 +195,6 @@ impl Checker {
         declared.network = self.flag(caps, "capabilities", "network");
         declared.environment = self.strings(caps, "capabilities", "environment");
         let secrets = self.strings(caps, "capabilities", "secrets");
-        declared.secrets = secrets.clone();
         let _ = self.flag(caps, "capabilities", "system_prompt");
         let overrides = self.strings(caps, "capabilities", "builtin_tool_overrides");
         match super::api_rules::overrides_problem(declared.api, &overrides) {
