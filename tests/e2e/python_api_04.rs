@@ -18,11 +18,10 @@
 //! written), and the 0.4 hook results
 //! (docs/api-0.4.md#v04-hook-results, #v04-composition).
 
+use crate::api_04_composition::child;
 use crate::python_compat::python_shim;
 use crate::support::{REQUEST_TIMEOUT, Shim, expect_error, expect_result, repo_root, tool_text};
-use octet_hostsim::{
-    ApiVersion, ChildId, CompositionCall, FrameKind, ManifestSpec, REQUIRED_FEATURES, Reply,
-};
+use octet_hostsim::{ApiVersion, CompositionCall, ManifestSpec, REQUIRED_FEATURES, Reply};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use tempfile::TempDir;
@@ -240,15 +239,6 @@ fn api04() -> (Shim, TempDir, Value) {
     (shim, dir, result)
 }
 
-/// The next child request: its id, method and params.
-fn child(shim: &mut Shim) -> (ChildId, String, Value) {
-    let frame = shim.recv(REQUEST_TIMEOUT).expect("a child request");
-    match frame.kind {
-        FrameKind::Request { id, method, params } => (id, method, params),
-        _ => panic!("expected a child request, got {}", frame.raw),
-    }
-}
-
 fn hook(shim: &mut Shim, hook: &str, payload: Value) -> Reply {
     let context = shim.context();
     shim.call(
@@ -442,18 +432,7 @@ fn python_api04_reads_the_context_and_commits_the_store() {
         serde_json::from_str::<Value>(&tool_text(&shim.reply(id))).unwrap(),
         json!({"tools": tools, "store": {"seen": 1}, "limits": {"timeout_ms": 30000, "max_calls": 256}})
     );
-    let id = shim.send_tool(
-        "compose_store",
-        json!({"set": {"count": 2, "note": {"a": [1]}}, "delete": ["old"]}),
-    );
-    let (child_id, method, params) = child(&mut shim);
-    assert_eq!(method, "composition/store");
-    assert_eq!(
-        params,
-        json!({"parent_request_id": id, "set": {"count": 2, "note": {"a": [1]}}, "delete": ["old"]})
-    );
-    shim.respond(&child_id, json!({})).unwrap();
-    assert_eq!(tool_text(&shim.reply(id)), "stored");
+    crate::api_04_composition::store_round_trip(&mut shim);
     shim.shutdown();
 }
 
