@@ -53,18 +53,18 @@ fn ready(mut shim: Shim) -> Shim {
     shim
 }
 
-fn result_line(id: u64, result: &str) -> String {
+pub(crate) fn result_line(id: u64, result: &str) -> String {
     format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
 }
 
-fn cancelled_line(id: u64, reason: &str) -> String {
+pub(crate) fn cancelled_line(id: u64, reason: &str) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32800,"message":"request cancelled","data":{{"reason":"{reason}"}}}}}}"#
     )
 }
 
 /// The text result of a tool call, as one line.
-fn text_result(text: &str) -> String {
+pub(crate) fn text_result(text: &str) -> String {
     json!({"content": [{"type": "text", "text": text}], "is_error": false, "metadata": {}})
         .to_string()
 }
@@ -309,7 +309,7 @@ fn text_stats() -> Shim {
     )
 }
 
-fn progress_line(id: u64) -> String {
+pub(crate) fn progress_line(id: u64) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","method":"$/progress","params":{{"request_id":{id},"sequence":1,"event":{{"type":"status","message":"Counting supplied text"}}}}}}"#
     )

@@ -8,6 +8,7 @@
 //! The Python apps narrow `supported_features` to what octet's examples
 //! negotiate, so their answers are the Rust ports' exactly.
 
+use crate::api_04_examples::{cancelled_line, progress_line, result_line, text_result};
 use crate::support::{
     EXIT_AFTER_EOF, EXIT_AFTER_SHUTDOWN, HOST_GRACE, REQUEST_TIMEOUT, SHUTDOWN_ACK, Shim,
     expect_error, expect_result, raws, repo_root, tool_text,
@@ -28,21 +29,6 @@ fn python_example(name: &str) -> PathBuf {
         );
     }
     dir
-}
-
-fn result_line(id: u64, result: &str) -> String {
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
-}
-
-fn cancelled_line(id: u64, reason: &str) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32800,"message":"request cancelled","data":{{"reason":"{reason}"}}}}}}"#
-    )
-}
-
-fn text_result(text: &str) -> String {
-    json!({"content": [{"type": "text", "text": text}], "is_error": false, "metadata": {}})
-        .to_string()
 }
 
 // ----- native-hello ----------------------------------------------------
@@ -256,12 +242,6 @@ fn text_stats() -> Shim {
         .description("Count characters, words, lines and UTF-8 bytes in supplied text (octet's typescript-hello example, sandboxed)")
         .tools(&["text_stats"]);
     Shim::start(&python_example("text-stats"), "text-stats.wasm", manifest)
-}
-
-fn progress_line(id: u64) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","method":"$/progress","params":{{"request_id":{id},"sequence":1,"event":{{"type":"status","message":"Counting supplied text"}}}}}}"#
-    )
 }
 
 #[test]
