@@ -68,7 +68,9 @@ pub fn measure(component: &Path, n: u64, runs: usize) -> Vec<(String, Summary)> 
         for _ in 0..runs.max(3) {
             for (i, instance) in instances.iter_mut().enumerate() {
                 let started = Instant::now();
-                let answer = instance.call_tool((), CancelToken::new(), &call, &cx).await;
+                let answer = instance
+                    .call_tool((), CancelToken::new(), call.clone(), cx.clone())
+                    .await;
                 assert!(matches!(answer, Ok(Ok(_))), "burn failed");
                 samples[i].push(started.elapsed().as_secs_f64() * 1000.0);
             }

@@ -62,7 +62,7 @@ fn parse_args() -> Config {
         calls: 20_000,
         inflight: 8,
         burn: 30_000_000,
-        burn_calls: 8,
+        burn_calls: 32,
         load: vec![false, true],
         count_calls: 200,
         count: true,
@@ -334,12 +334,16 @@ fn main() {
                 let mut ext = Ext::start(&burn_target);
                 let context = ext.context();
                 let n = config.burn;
-                for _ in 0..2 {
-                    ext.call(
+                // Two calls in flight first, whatever `inflight` is: the pool
+                // makes its instances on first use, and the second instance's
+                // start (instantiate + init) would otherwise be timed as part
+                // of the first concurrent call.
+                ext.pipeline(4, 2, || {
+                    (
                         "tool/call",
-                        json!({"name": "burn", "arguments": {"n": 1000}, "context": context}),
-                    );
-                }
+                        json!({"name": "burn", "arguments": {"n": 1_000_000}, "context": context}),
+                    )
+                });
                 let started = Instant::now();
                 ext.pipeline(config.burn_calls, inflight, || {
                     (

@@ -144,7 +144,9 @@ fn guest(iterations: usize, component: &Path) {
             .await
             .expect("instantiate");
         for _ in 0..iterations {
-            let answer = instance.call_tool((), CancelToken::new(), &call, &cx).await;
+            let answer = instance
+                .call_tool((), CancelToken::new(), call.clone(), cx.clone())
+                .await;
             assert!(matches!(answer, Ok(Ok(_))), "hello_world failed");
         }
     });

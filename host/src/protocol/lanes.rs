@@ -255,7 +255,7 @@ async fn run_lane(
                 let until = tokio::time::Instant::now() + budget;
                 if let Ok(guest) = ensure(&context, &mut instance, until).await {
                     let cancel = CancelToken::new();
-                    match tokio::time::timeout(budget, guest.on_lifecycle(cancel, &event)).await {
+                    match tokio::time::timeout(budget, guest.on_lifecycle(cancel, event)).await {
                         Ok(Ok(())) => {}
                         Ok(Err(fault)) => replace(&mut instance, lane, &fault.to_string()),
                         Err(_) => replace(
@@ -394,15 +394,16 @@ async fn execute(
                         .ok()
                 })
                 .flatten();
-            let outcome = guest.call_tool(scope, cancel, &call, &cx).await;
+            let name = call.name.clone();
+            let outcome = guest.call_tool(scope, cancel, call, cx).await;
             match outcome {
                 Ok(Ok(result)) => {
                     let entry = match &pinned {
-                        Some(snapshot) => snapshot.entry(&call.name),
-                        None => context.guest.catalog.tools.get(&call.name),
+                        Some(snapshot) => snapshot.entry(&name),
+                        None => context.guest.catalog.tools.get(&name),
                     };
                     let shape = ToolShape {
-                        name: &call.name,
+                        name: &name,
                         output_schema: entry.and_then(|e| e.output_schema.as_ref()),
                         artifacts: context.artifacts,
                     };
@@ -417,10 +418,9 @@ async fn execute(
                     Served::Answered(Ok(results::tool_failure(context.api, &text)))
                 }
                 Ok(Err(error)) => Served::Answered(Err(guest_error(error, &request.cancel))),
-                Err(fault) => Served::Faulted(
-                    answer_fault(context, request, Some(&call.name), &fault),
-                    fault,
-                ),
+                Err(fault) => {
+                    Served::Faulted(answer_fault(context, request, Some(&name), &fault), fault)
+                }
             }
         }
         Work::Command {
@@ -429,14 +429,14 @@ async fn execute(
             cx,
         } => {
             let outcome = guest
-                .execute_command(scope, cancel, &name, &arguments, &cx)
+                .execute_command(scope, cancel, &name, &arguments, cx)
                 .await;
             finish!(outcome, |result: CommandResult| Ok(
                 results::command_result(&result)
             ))
         }
         Work::Hook { hook, payload, cx } => {
-            let outcome = guest.run_hook(scope, cancel, &hook, &payload, &cx).await;
+            let outcome = guest.run_hook(scope, cancel, &hook, payload, cx).await;
             finish!(outcome, |result: HookResult| results::hook_result(
                 &hook, result
             )
@@ -444,14 +444,14 @@ async fn execute(
         }
         Work::Context { prompt, cx } => {
             let outcome = guest
-                .collect_context(scope, cancel, prompt.as_deref(), &cx)
+                .collect_context(scope, cancel, prompt.as_deref(), cx)
                 .await;
             finish!(outcome, |items: Vec<ContextItem>| Ok(
                 results::context_items(&items)
             ))
         }
         Work::Status { surface, cx } => {
-            let outcome = guest.collect_status(scope, cancel, &surface, &cx).await;
+            let outcome = guest.collect_status(scope, cancel, &surface, cx).await;
             finish!(outcome, |item: Option<StatusItem>| Ok(item
                 .map(|i| results::status_item(&i))
                 .unwrap_or(Value::Null)))
@@ -460,14 +460,14 @@ async fn execute(
             request: render,
             cx,
         } => {
-            let outcome = guest.render_tool(scope, cancel, &render, &cx).await;
+            let outcome = guest.render_tool(scope, cancel, render, cx).await;
             finish!(outcome, |segments: Vec<Segment>| results::segments(
                 &segments
             )
             .map_err(|err| invalid_result(&err.0)))
         }
         Work::Menu { cx } => {
-            let outcome = guest.collect_menu(scope, cancel, &cx).await;
+            let outcome = guest.collect_menu(scope, cancel, cx).await;
             finish!(outcome, |menu: Option<String>| match menu {
                 Some(text) => results::menu(&text).map_err(|err| invalid_result(&err.0)),
                 None => Err(RpcError::method_not_found("the extension offers no menu")),

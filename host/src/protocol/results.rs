@@ -566,7 +566,7 @@ mod tests {
             guest_error_text(&GuestError::InvalidParams("no name".into())),
             "invalid parameters: no name"
         );
-        let rpc = GuestError::Rpc(RpcError {
+        let rpc = GuestError::Rpc(GuestRpcError {
             code: -32000,
             message: "busy".into(),
             data: Some("{}".into()),

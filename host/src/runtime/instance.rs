@@ -188,8 +188,8 @@ impl<B: Bridge> Instance<B> {
         &mut self,
         scope: B::Scope,
         cancel: CancelToken,
-        call: &ToolCall,
-        cx: &CallContext,
+        call: ToolCall,
+        cx: CallContext,
     ) -> Result<Answer<ToolResult>, Fault> {
         self.enter(Some(scope), cancel)?;
         let result = self.guest.call_tool(&mut self.store, call, cx).await;
@@ -202,7 +202,7 @@ impl<B: Bridge> Instance<B> {
         cancel: CancelToken,
         name: &str,
         arguments: &[String],
-        cx: &CallContext,
+        cx: CallContext,
     ) -> Result<Answer<CommandResult>, Fault> {
         self.enter(Some(scope), cancel)?;
         let result = self
@@ -217,14 +217,13 @@ impl<B: Bridge> Instance<B> {
         scope: B::Scope,
         cancel: CancelToken,
         hook: &str,
-        payload: &str,
-        cx: &CallContext,
+        payload: String,
+        cx: CallContext,
     ) -> Result<Answer<HookResult>, Fault> {
         self.enter(Some(scope), cancel)?;
-        let payload = payload.to_owned();
         let result = self
             .guest
-            .run_hook(&mut self.store, hook, &payload, cx)
+            .run_hook(&mut self.store, hook, payload, cx)
             .await;
         self.leave(result)
     }
@@ -234,7 +233,7 @@ impl<B: Bridge> Instance<B> {
         scope: B::Scope,
         cancel: CancelToken,
         prompt: Option<&str>,
-        cx: &CallContext,
+        cx: CallContext,
     ) -> Result<Answer<Vec<ContextItem>>, Fault> {
         self.enter(Some(scope), cancel)?;
         let result = self
@@ -249,7 +248,7 @@ impl<B: Bridge> Instance<B> {
         scope: B::Scope,
         cancel: CancelToken,
         surface: &str,
-        cx: &CallContext,
+        cx: CallContext,
     ) -> Result<Answer<Option<StatusItem>>, Fault> {
         self.enter(Some(scope), cancel)?;
         let result = self
@@ -263,8 +262,8 @@ impl<B: Bridge> Instance<B> {
         &mut self,
         scope: B::Scope,
         cancel: CancelToken,
-        request: &RenderRequest,
-        cx: &CallContext,
+        request: RenderRequest,
+        cx: CallContext,
     ) -> Result<Answer<Vec<Segment>>, Fault> {
         self.enter(Some(scope), cancel)?;
         let result = self.guest.render_tool(&mut self.store, request, cx).await;
@@ -275,7 +274,7 @@ impl<B: Bridge> Instance<B> {
         &mut self,
         scope: B::Scope,
         cancel: CancelToken,
-        cx: &CallContext,
+        cx: CallContext,
     ) -> Result<Answer<Option<String>>, Fault> {
         self.enter(Some(scope), cancel)?;
         let result = self.guest.collect_menu(&mut self.store, cx).await;
@@ -285,7 +284,7 @@ impl<B: Bridge> Instance<B> {
     pub async fn on_lifecycle(
         &mut self,
         cancel: CancelToken,
-        event: &LifecycleEvent,
+        event: LifecycleEvent,
     ) -> Result<(), Fault> {
         self.enter(None, cancel)?;
         let result = self.guest.on_lifecycle(&mut self.store, event).await;

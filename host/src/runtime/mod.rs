@@ -17,6 +17,7 @@ pub(crate) mod output;
 pub(crate) mod pending;
 pub(crate) mod sandbox;
 pub(crate) mod store;
+pub mod types;
 pub(crate) mod v0_2;
 pub(crate) mod v0_4;
 pub(crate) mod versions;
@@ -24,7 +25,6 @@ pub(crate) mod versions;
 pub use instance::{Fault, Instance};
 pub use limits::Limits;
 pub use sandbox::{FsAccess, Sandbox};
-pub use v0_4::types;
 pub use versions::WitVersion;
 
 use std::future::Future;
@@ -268,7 +268,7 @@ pub trait Bridge: Send + Sync + 'static {
 
 /// The refusal of a service this bridge does not serve.
 fn no_service(what: &str) -> types::GuestError {
-    types::GuestError::Rpc(types::RpcError {
+    types::GuestError::Rpc(types::GuestRpcError {
         code: types::SERVER_ERROR,
         message: format!("the {what} service is not available here"),
         data: None,

@@ -9,7 +9,7 @@ use super::types::*;
 pub struct Offline;
 
 fn unavailable() -> GuestError {
-    GuestError::Rpc(RpcError {
+    GuestError::Rpc(GuestRpcError {
         code: SERVER_ERROR,
         message: "no octet host is attached (offline inspection)".into(),
         data: None,

@@ -2,7 +2,7 @@
 //! components built against it keep loading.
 //!
 //! Nothing here decides anything: each import converts its values into the
-//! newest version's types and calls the same [`Bridge`] method as
+//! shim's own [`types`](super::types) and calls the same [`Bridge`] method as
 //! [`super::v0_4`], and each export call converts the shim's values into
 //! 0.2.0 and the answer back. What 0.2.0 cannot express gets its neutral
 //! value (no prompt metadata, no 0.4 hook extras).
@@ -21,9 +21,6 @@ wasmtime::component::bindgen!({
     exports: { default: async },
 });
 
-use super::v0_4::octet::extension::{
-    agents as na, host as nh, policy as np, tools_catalog as nc, types as nt,
-};
 use octet::extension::{agents as oa, host as oh, policy as op, tools_catalog as oc, types as ot};
 
 /// Adds the 0.2.0 imports to `linker`.
@@ -35,58 +32,58 @@ pub fn add_to_linker<B: Bridge>(linker: &mut Linker<StoreState<B>>) -> anyhow::R
 // ----- values the guest hands the shim (0.2.0 -> newest) ---------------
 
 records! {
-    ot::Description => nt::Description {
+    ot::Description => shim::Description {
         name, tools, commands, hooks, context, status_surfaces, renderers, menu, lifecycle,
         max_concurrency, features,
     }
-    ot::CommandDefinition => nt::CommandDefinition { name, description, usage }
-    ot::RpcError => nt::RpcError { code, message, data }
-    ot::ToolResult => nt::ToolResult { content, structured_content, is_error, metadata }
-    ot::ImagePart => nt::ImagePart { artifact_id, mime_type, alt }
-    ot::AudioPart => nt::AudioPart { artifact_id, mime_type, transcript }
-    ot::CommandResult => nt::CommandResult { text, notifications, context }
-    ot::Notification => nt::Notification { level, title, message }
-    ot::ContextItem => nt::ContextItem { label, content, placement }
-    ot::PersistenceMetadata => nt::PersistenceMetadata { value, public }
-    ot::StatusItem => nt::StatusItem { surface, text, style_role, priority }
-    ot::Segment => nt::Segment { text, style_role }
-    ot::Confirmation => nt::Confirmation { prompt, detail, destructive, default }
-    ot::ProgressStatus => nt::ProgressStatus { message, current, total, unit }
-    ot::ProgressOutput => nt::ProgressOutput { stream, data }
-    ot::ProgressDecoration => nt::ProgressDecoration { label, detail }
-    ot::ResourceOwner => nt::ResourceOwner { session_id, extension_instance_id, process_generation }
-    op::Intent => np::Intent { kind, operation, target, data_classes, read_only, destructive }
-    oa::SpawnRequest => na::SpawnRequest {
+    ot::CommandDefinition => shim::CommandDefinition { name, description, usage }
+    ot::RpcError => shim::GuestRpcError { code, message, data }
+    ot::ToolResult => shim::ToolResult { content, structured_content, is_error, metadata }
+    ot::ImagePart => shim::ImagePart { artifact_id, mime_type, alt }
+    ot::AudioPart => shim::AudioPart { artifact_id, mime_type, transcript }
+    ot::CommandResult => shim::CommandResult { text, notifications, context }
+    ot::Notification => shim::Notification { level, title, message }
+    ot::ContextItem => shim::ContextItem { label, content, placement }
+    ot::PersistenceMetadata => shim::PersistenceMetadata { value, public }
+    ot::StatusItem => shim::StatusItem { surface, text, style_role, priority }
+    ot::Segment => shim::Segment { text, style_role }
+    ot::Confirmation => shim::Confirmation { prompt, detail, destructive, default }
+    ot::ProgressStatus => shim::ProgressStatus { message, current, total, unit }
+    ot::ProgressOutput => shim::ProgressOutput { stream, data }
+    ot::ProgressDecoration => shim::ProgressDecoration { label, detail }
+    ot::ResourceOwner => shim::ResourceOwner { session_id, extension_instance_id, process_generation }
+    op::Intent => shim::Intent { kind, operation, target, data_classes, read_only, destructive }
+    oa::SpawnRequest => shim::SpawnRequest {
         task_name, profile, fingerprint, message, idempotency_key, policy,
     }
-    oa::SpawnPolicy => na::SpawnPolicy {
+    oa::SpawnPolicy => shim::SpawnPolicy {
         tools, max_concurrent_children, max_turns, max_tokens, max_cost_microdollars,
         max_output_bytes, timeout_ms, model_selection,
     }
-    oa::ModelSelection => na::ModelSelection { provider, model, reasoning }
+    oa::ModelSelection => shim::ModelSelection { provider, model, reasoning }
 }
 
 cases! {
-    ot::LifecycleKind => nt::LifecycleKind {
+    ot::LifecycleKind => shim::LifecycleKind {
         SessionStarted, SessionSettled, TurnStarted, TurnSettled, ToolStarted, ToolSettled,
     }
-    ot::Error => nt::Error { InvalidParams(text), Cancelled, Failed(text), Rpc(error) }
-    ot::ContentPart => nt::ContentPart { Text(text), Image(image), Audio(audio) }
-    ot::NotifyLevel => nt::NotifyLevel { Info, Success, Warning, Error }
-    ot::Placement => nt::Placement { SystemPrefix, SystemSuffix, PromptPrefix, PromptSuffix }
-    ot::Disposition => nt::Disposition { Continue, Deny(reason) }
-    ot::RetryDecision => nt::RetryDecision { Retry, Stop, Delay(ms) }
-    ot::RescanDecision => nt::RescanDecision { NoRescan, RequestRescan(ids) }
-    ot::ProgressEvent => nt::ProgressEvent { Status(s), Output(o), Decoration(d) }
-    ot::OutputStream => nt::OutputStream { Stdout, Stderr }
-    oh::LogLevel => nh::LogLevel { Debug, Info, Warning, Error }
-    oa::AgentTool => na::AgentTool { Read, Search, Edit, Write, Bash }
+    ot::Error => shim::GuestError { InvalidParams(text), Cancelled, Failed(text), Rpc(error) }
+    ot::ContentPart => shim::ContentPart { Text(text), Image(image), Audio(audio) }
+    ot::NotifyLevel => shim::NotifyLevel { Info, Success, Warning, Error }
+    ot::Placement => shim::Placement { SystemPrefix, SystemSuffix, PromptPrefix, PromptSuffix }
+    ot::Disposition => shim::Disposition { Continue, Deny(reason) }
+    ot::RetryDecision => shim::RetryDecision { Retry, Stop, Delay(ms) }
+    ot::RescanDecision => shim::RescanDecision { NoRescan, RequestRescan(ids) }
+    ot::ProgressEvent => shim::ProgressEvent { Status(s), Output(o), Decoration(d) }
+    ot::OutputStream => shim::OutputStream { Stdout, Stderr }
+    oh::LogLevel => shim::LogLevel { Debug, Info, Warning, Error }
+    oa::AgentTool => shim::AgentTool { Read, Search, Edit, Write, Bash }
 }
 
 /// 0.2.0 tools carry no prompt metadata.
-impl Convert<nt::ToolDefinition> for ot::ToolDefinition {
-    fn convert(self) -> nt::ToolDefinition {
-        nt::ToolDefinition {
+impl Convert<shim::ToolDefinition> for ot::ToolDefinition {
+    fn convert(self) -> shim::ToolDefinition {
+        shim::ToolDefinition {
             name: self.name,
             description: self.description,
             parameters: self.parameters,
@@ -98,9 +95,9 @@ impl Convert<nt::ToolDefinition> for ot::ToolDefinition {
 }
 
 /// 0.2.0 hook results have none of the 0.4 hooks' extras.
-impl Convert<nt::HookResult> for ot::HookResult {
-    fn convert(self) -> nt::HookResult {
-        nt::HookResult {
+impl Convert<shim::HookResult> for ot::HookResult {
+    fn convert(self) -> shim::HookResult {
+        shim::HookResult {
             disposition: self.disposition.convert(),
             context: self.context.convert(),
             notifications: self.notifications.convert(),
@@ -118,41 +115,41 @@ impl Convert<nt::HookResult> for ot::HookResult {
 // ----- values the shim hands the guest (newest -> 0.2.0) ---------------
 
 records! {
-    nt::InitParams => ot::InitParams { api_version, features, workspace, initialize }
-    nt::ToolCall => ot::ToolCall { name, arguments, catalog_revision }
-    nt::CallContext => ot::CallContext {
+    shim::InitParams => ot::InitParams { api_version, features, workspace, initialize }
+    shim::ToolCall => ot::ToolCall { name, arguments, catalog_revision }
+    shim::CallContext => ot::CallContext {
         request_id, workspace, execution_scope, resource_owner, host,
     }
-    nt::ResourceOwner => ot::ResourceOwner { session_id, extension_instance_id, process_generation }
-    nt::RenderRequest => ot::RenderRequest { name, arguments, output, is_error }
-    nt::LifecycleEvent => ot::LifecycleEvent {
+    shim::ResourceOwner => ot::ResourceOwner { session_id, extension_instance_id, process_generation }
+    shim::RenderRequest => ot::RenderRequest { name, arguments, output, is_error }
+    shim::LifecycleEvent => ot::LifecycleEvent {
         kind, session_id, run_id, turn_id, tool_call_id, tool_name, outcome, duration_ms, reason,
     }
-    nt::RpcError => ot::RpcError { code, message, data }
-    nc::CatalogUpdate => oc::CatalogUpdate { revision, tools }
-    np::Verdict => op::Verdict { decision, approval_token }
-    na::Spawned => oa::Spawned { agent_id, agent_path, status, details }
-    na::AgentStatus => oa::AgentStatus { state, output, error }
-    na::Steered => oa::Steered { delivered_to, delivery }
-    na::FollowedUp => oa::FollowedUp { agent_id, agent_path, delivery }
-    na::Snapshot => oa::Snapshot { principal, resource_owner, persistence_error, agents }
-    na::AgentRecord => oa::AgentRecord { agent_id, agent_path, status, details }
-    na::Waited => oa::Waited { timed_out, snapshot }
-    na::Interrupted => oa::Interrupted { agent_id, agent_path, previous_status, interrupt_requested }
-    na::ModelList => oa::ModelList { models, truncated }
-    na::ModelInfo => oa::ModelInfo {
+    shim::GuestRpcError => ot::RpcError { code, message, data }
+    shim::CatalogUpdate => oc::CatalogUpdate { revision, tools }
+    shim::Verdict => op::Verdict { decision, approval_token }
+    shim::Spawned => oa::Spawned { agent_id, agent_path, status, details }
+    shim::AgentStatus => oa::AgentStatus { state, output, error }
+    shim::Steered => oa::Steered { delivered_to, delivery }
+    shim::FollowedUp => oa::FollowedUp { agent_id, agent_path, delivery }
+    shim::AgentSnapshot => oa::Snapshot { principal, resource_owner, persistence_error, agents }
+    shim::AgentRecord => oa::AgentRecord { agent_id, agent_path, status, details }
+    shim::Waited => oa::Waited { timed_out, snapshot }
+    shim::Interrupted => oa::Interrupted { agent_id, agent_path, previous_status, interrupt_requested }
+    shim::ModelList => oa::ModelList { models, truncated }
+    shim::ModelInfo => oa::ModelInfo {
         model, provider, display_name, reasoning, context_window, max_output_tokens,
     }
 }
 
 cases! {
-    nt::LifecycleKind => ot::LifecycleKind {
+    shim::LifecycleKind => ot::LifecycleKind {
         SessionStarted, SessionSettled, TurnStarted, TurnSettled, ToolStarted, ToolSettled,
     }
-    nt::Error => ot::Error { InvalidParams(text), Cancelled, Failed(text), Rpc(error) }
-    np::Decision => op::Decision { Allow, Ask, Deny }
-    na::SteeringDelivery => oa::SteeringDelivery { Steering, Queued }
-    na::FollowUpDelivery => oa::FollowUpDelivery { FollowUp, NewRun }
+    shim::GuestError => ot::Error { InvalidParams(text), Cancelled, Failed(text), Rpc(error) }
+    shim::Decision => op::Decision { Allow, Ask, Deny }
+    shim::SteeringDelivery => oa::SteeringDelivery { Steering, Queued }
+    shim::FollowUpDelivery => oa::FollowUpDelivery { FollowUp, NewRun }
 }
 
 // ----- the guest's exports -------------------------------------------
@@ -187,11 +184,10 @@ impl Exports {
     pub async fn call_tool<T: Send>(
         &self,
         store: &mut Store<T>,
-        call: &shim::ToolCall,
-        cx: &shim::CallContext,
+        call: shim::ToolCall,
+        cx: shim::CallContext,
     ) -> Answer<shim::ToolResult> {
-        let (call, cx): (ot::ToolCall, ot::CallContext) =
-            (call.clone().convert(), cx.clone().convert());
+        let (call, cx): (ot::ToolCall, ot::CallContext) = (call.convert(), cx.convert());
         Ok(self
             .guest()
             .call_call_tool(store, &call, &cx)
@@ -204,9 +200,9 @@ impl Exports {
         store: &mut Store<T>,
         name: &str,
         arguments: &[String],
-        cx: &shim::CallContext,
+        cx: shim::CallContext,
     ) -> Answer<shim::CommandResult> {
-        let cx: ot::CallContext = cx.clone().convert();
+        let cx: ot::CallContext = cx.convert();
         Ok(self
             .guest()
             .call_execute_command(store, name, arguments, &cx)
@@ -218,13 +214,13 @@ impl Exports {
         &self,
         store: &mut Store<T>,
         hook: &str,
-        payload: &str,
-        cx: &shim::CallContext,
+        payload: String,
+        cx: shim::CallContext,
     ) -> Answer<shim::HookResult> {
-        let cx: ot::CallContext = cx.clone().convert();
+        let cx: ot::CallContext = cx.convert();
         Ok(self
             .guest()
-            .call_run_hook(store, hook, &payload.to_owned(), &cx)
+            .call_run_hook(store, hook, &payload, &cx)
             .await?
             .convert())
     }
@@ -233,9 +229,9 @@ impl Exports {
         &self,
         store: &mut Store<T>,
         prompt: Option<&str>,
-        cx: &shim::CallContext,
+        cx: shim::CallContext,
     ) -> Answer<Vec<shim::ContextItem>> {
-        let cx: ot::CallContext = cx.clone().convert();
+        let cx: ot::CallContext = cx.convert();
         Ok(self
             .guest()
             .call_collect_context(store, prompt, &cx)
@@ -247,9 +243,9 @@ impl Exports {
         &self,
         store: &mut Store<T>,
         surface: &str,
-        cx: &shim::CallContext,
+        cx: shim::CallContext,
     ) -> Answer<Option<shim::StatusItem>> {
-        let cx: ot::CallContext = cx.clone().convert();
+        let cx: ot::CallContext = cx.convert();
         Ok(self
             .guest()
             .call_collect_status(store, surface, &cx)
@@ -260,11 +256,10 @@ impl Exports {
     pub async fn render_tool<T: Send>(
         &self,
         store: &mut Store<T>,
-        request: &shim::RenderRequest,
-        cx: &shim::CallContext,
+        request: shim::RenderRequest,
+        cx: shim::CallContext,
     ) -> Answer<Vec<shim::Segment>> {
-        let (request, cx): (ot::RenderRequest, ot::CallContext) =
-            (request.clone().convert(), cx.clone().convert());
+        let (request, cx): (ot::RenderRequest, ot::CallContext) = (request.convert(), cx.convert());
         Ok(self
             .guest()
             .call_render_tool(store, &request, &cx)
@@ -275,18 +270,18 @@ impl Exports {
     pub async fn collect_menu<T: Send>(
         &self,
         store: &mut Store<T>,
-        cx: &shim::CallContext,
+        cx: shim::CallContext,
     ) -> Answer<Option<String>> {
-        let cx: ot::CallContext = cx.clone().convert();
+        let cx: ot::CallContext = cx.convert();
         Ok(self.guest().call_collect_menu(store, &cx).await?.convert())
     }
 
     pub async fn on_lifecycle<T: Send>(
         &self,
         store: &mut Store<T>,
-        event: &shim::LifecycleEvent,
+        event: shim::LifecycleEvent,
     ) -> wasmtime::Result<()> {
-        let event: ot::LifecycleEvent = event.clone().convert();
+        let event: ot::LifecycleEvent = event.convert();
         self.guest().call_on_lifecycle(store, &event).await
     }
 

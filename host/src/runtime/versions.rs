@@ -151,8 +151,8 @@ impl Exports {
     pub async fn call_tool<T: Send>(
         &self,
         store: &mut Store<T>,
-        call: &ToolCall,
-        cx: &CallContext,
+        call: ToolCall,
+        cx: CallContext,
     ) -> Answer<ToolResult> {
         forward!(self.call_tool(store, call, cx))
     }
@@ -162,7 +162,7 @@ impl Exports {
         store: &mut Store<T>,
         name: &str,
         arguments: &[String],
-        cx: &CallContext,
+        cx: CallContext,
     ) -> Answer<CommandResult> {
         forward!(self.execute_command(store, name, arguments, cx))
     }
@@ -171,8 +171,8 @@ impl Exports {
         &self,
         store: &mut Store<T>,
         hook: &str,
-        payload: &str,
-        cx: &CallContext,
+        payload: String,
+        cx: CallContext,
     ) -> Answer<HookResult> {
         forward!(self.run_hook(store, hook, payload, cx))
     }
@@ -181,7 +181,7 @@ impl Exports {
         &self,
         store: &mut Store<T>,
         prompt: Option<&str>,
-        cx: &CallContext,
+        cx: CallContext,
     ) -> Answer<Vec<ContextItem>> {
         forward!(self.collect_context(store, prompt, cx))
     }
@@ -190,7 +190,7 @@ impl Exports {
         &self,
         store: &mut Store<T>,
         surface: &str,
-        cx: &CallContext,
+        cx: CallContext,
     ) -> Answer<Option<StatusItem>> {
         forward!(self.collect_status(store, surface, cx))
     }
@@ -198,8 +198,8 @@ impl Exports {
     pub async fn render_tool<T: Send>(
         &self,
         store: &mut Store<T>,
-        request: &RenderRequest,
-        cx: &CallContext,
+        request: RenderRequest,
+        cx: CallContext,
     ) -> Answer<Vec<Segment>> {
         forward!(self.render_tool(store, request, cx))
     }
@@ -207,7 +207,7 @@ impl Exports {
     pub async fn collect_menu<T: Send>(
         &self,
         store: &mut Store<T>,
-        cx: &CallContext,
+        cx: CallContext,
     ) -> Answer<Option<String>> {
         forward!(self.collect_menu(store, cx))
     }
@@ -215,7 +215,7 @@ impl Exports {
     pub async fn on_lifecycle<T: Send>(
         &self,
         store: &mut Store<T>,
-        event: &LifecycleEvent,
+        event: LifecycleEvent,
     ) -> wasmtime::Result<()> {
         forward!(self.on_lifecycle(store, event))
     }

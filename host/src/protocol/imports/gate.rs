@@ -8,13 +8,13 @@ use crate::protocol::feature::Feature;
 use crate::protocol::request_state::RequestState;
 use crate::protocol::reverse::ChildError;
 use crate::protocol::session::{Session, Setup};
-use crate::runtime::types::{GuestError, RpcError};
+use crate::runtime::types::{GuestError, GuestRpcError};
 use crate::wire::error_code::ErrorCode;
 use std::sync::Arc;
 
 /// A refusal with one of the shim's own codes.
 pub fn refused(code: ErrorCode, message: impl Into<String>) -> GuestError {
-    GuestError::Rpc(RpcError {
+    GuestError::Rpc(GuestRpcError {
         code: code.guest_code(),
         message: message.into(),
         data: None,
@@ -80,7 +80,7 @@ pub fn active_parent(
 pub fn child_error(method: &str, error: ChildError) -> GuestError {
     match error {
         ChildError::Cancelled(_) => GuestError::Cancelled,
-        ChildError::Rpc(error) => GuestError::Rpc(RpcError {
+        ChildError::Rpc(error) => GuestError::Rpc(GuestRpcError {
             code: i32::try_from(error.code).unwrap_or(ErrorCode::InternalError.guest_code()),
             message: error.message,
             data: error.data.map(|d| d.to_string()),
