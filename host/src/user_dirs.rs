@@ -137,6 +137,16 @@ fn normalised(path: &Path) -> PathBuf {
     out
 }
 
+/// A temporary directory standing for a user's home in tests: private
+/// (0700), as the shim requires of the directories it writes under.
+#[cfg(test)]
+pub(crate) fn private_test_home() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    home
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

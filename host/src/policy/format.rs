@@ -1,6 +1,7 @@
 //! The policy file's TOML, parsed strictly: the user wrote it, so a key
 //! octet-wasm does not know is reported rather than guessed at.
 
+use crate::protocol::deadlines::{NAMES, PerName};
 use crate::runtime::FsAccess;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -39,61 +40,27 @@ pub struct Settings {
 }
 
 /// `[deadlines]`: milliseconds per deadline name (`protocol::deadlines`).
-#[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DeadlineTable {
-    pub request: Option<u64>,
-    pub command: Option<u64>,
-    pub before_prompt: Option<u64>,
-    pub after_response: Option<u64>,
-    pub before_persistence: Option<u64>,
-    pub post_mutation: Option<u64>,
-    pub cache_warming: Option<u64>,
-    pub render: Option<u64>,
-    pub menu: Option<u64>,
-    pub lifecycle: Option<u64>,
-    pub cancel_grace: Option<u64>,
+pub type DeadlineTable = PerName<Option<u64>>;
+
+impl Default for DeadlineTable {
+    fn default() -> Self {
+        PerName::build(|_| None)
+    }
 }
 
 impl DeadlineTable {
     /// The value set for `name`, if any.
     pub fn get(&self, name: &str) -> Option<u64> {
-        match name {
-            "request" => self.request,
-            "command" => self.command,
-            "before_prompt" => self.before_prompt,
-            "after_response" => self.after_response,
-            "before_persistence" => self.before_persistence,
-            "post_mutation" => self.post_mutation,
-            "cache_warming" => self.cache_warming,
-            "render" => self.render,
-            "menu" => self.menu,
-            "lifecycle" => self.lifecycle,
-            "cancel_grace" => self.cancel_grace,
-            _ => None,
-        }
+        self.value(name).copied().flatten()
     }
 
-    fn entries(&self) -> [(&'static str, Option<u64>); 11] {
-        crate::protocol::deadlines::NAMES.map(|name| (name, self.get(name)))
+    fn entries(&self) -> [(&'static str, Option<u64>); NAMES.len()] {
+        NAMES.map(|name| (name, self.get(name)))
     }
 
     /// `self` with every value `over` sets replaced.
     fn overridden(&self, over: &DeadlineTable) -> DeadlineTable {
-        let pick = |name| over.get(name).or(self.get(name));
-        DeadlineTable {
-            request: pick("request"),
-            command: pick("command"),
-            before_prompt: pick("before_prompt"),
-            after_response: pick("after_response"),
-            before_persistence: pick("before_persistence"),
-            post_mutation: pick("post_mutation"),
-            cache_warming: pick("cache_warming"),
-            render: pick("render"),
-            menu: pick("menu"),
-            lifecycle: pick("lifecycle"),
-            cancel_grace: pick("cancel_grace"),
-        }
+        PerName::build(|name| over.get(name).or(self.get(name)))
     }
 }
 

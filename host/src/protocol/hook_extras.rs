@@ -189,21 +189,9 @@ fn provider_headers(edits: &[HeaderEdit]) -> Result<Value, ResultError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::types::Disposition;
 
     fn result() -> HookResult {
-        HookResult {
-            disposition: Disposition::Continue,
-            context: vec![],
-            notifications: vec![],
-            provider_retry: None,
-            persistence_metadata: None,
-            post_mutation: None,
-            cache_warming: None,
-            compaction_frames: vec![],
-            provider_payload: None,
-            provider_headers: vec![],
-        }
+        HookResult::default()
     }
 
     fn extras(hook: &str, result: &HookResult) -> Result<Value, ResultError> {

@@ -578,15 +578,8 @@ mod tests {
     fn hook_extras_only_for_their_hook() {
         let result = HookResult {
             disposition: Disposition::Deny("no".into()),
-            context: vec![],
-            notifications: vec![],
             provider_retry: Some(RetryDecision::Stop),
-            persistence_metadata: None,
-            post_mutation: None,
-            cache_warming: None,
-            compaction_frames: vec![],
-            provider_payload: None,
-            provider_headers: vec![],
+            ..HookResult::default()
         };
         assert_eq!(
             hook_result("before_tool_call", result.clone())

@@ -189,11 +189,7 @@ mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
 
-    fn home() -> tempfile::TempDir {
-        let home = tempfile::tempdir().unwrap();
-        std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
-        home
-    }
+    use crate::user_dirs::private_test_home as home;
 
     #[test]
     fn stems_are_plain_file_names() {

@@ -9,6 +9,8 @@
 pub mod cache;
 mod convert;
 pub mod engine;
+pub(crate) mod exports;
+pub(crate) mod imports;
 pub(crate) mod instance;
 pub(crate) mod limits;
 pub(crate) mod links;
@@ -16,6 +18,7 @@ pub mod offline;
 pub(crate) mod output;
 pub(crate) mod pending;
 pub(crate) mod sandbox;
+pub(crate) mod shapes;
 pub(crate) mod store;
 pub mod types;
 pub(crate) mod v0_2;

@@ -194,8 +194,9 @@ pub struct InitParams {
     pub initialize: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Disposition {
+    #[default]
     Continue,
     Deny(String),
 }
@@ -231,7 +232,9 @@ pub enum RescanDecision {
     RequestRescan(Vec<String>),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The default is "continue, with nothing added": what an older WIT
+/// version's hook result means for every field it lacks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HookResult {
     pub disposition: Disposition,
     pub context: Vec<ContextItem>,

@@ -36,38 +36,42 @@ pub enum Kind {
     Lifecycle,
 }
 
-/// Per-kind deadlines.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Deadlines {
+mod per_name;
+
+per_name::per_name! {
+
     /// Ordinary requests: the host waits 30 s; we answer at 29 s.
-    pub request: Duration,
+    pub request,
     /// Commands: 29 s like other requests. Commands the user starts from the
     /// options menu may run 30 min on the host, but the shim cannot tell
     /// them apart, so the conservative choice keeps the extension alive;
     /// the user's policy may raise it for long commands.
-    pub command: Duration,
+    pub command,
     /// `before_prompt`: host 5 s.
-    pub before_prompt: Duration,
+    pub before_prompt,
     /// `after_response`: host 2 s.
-    pub after_response: Duration,
+    pub after_response,
     /// `before_persistence`: host 200 ms for all such hooks together.
-    pub before_persistence: Duration,
+    pub before_persistence,
     /// `post_mutation`: host 250 ms.
-    pub post_mutation: Duration,
+    pub post_mutation,
     /// `cache_warming_decision`: host 200 ms per process.
-    pub cache_warming: Duration,
+    pub cache_warming,
     /// `tool/render`: host 500 ms.
-    pub render: Duration,
+    pub render,
     /// `menu/collect`: host 5 s.
-    pub menu: Duration,
+    pub menu,
     /// A lifecycle handler (never answered; the host's delivery budget is
     /// 250 ms). A handler that runs longer holds up the primary instance,
     /// so it is stopped after this.
-    pub lifecycle: Duration,
+    pub lifecycle,
     /// How long a cancelled guest may keep running before it is interrupted
     /// and its instance replaced (the SDK's grace; the host allows 2 s).
-    pub cancel_grace: Duration,
+    pub cancel_grace,
 }
+
+/// Per-kind deadlines.
+pub type Deadlines = PerName<Duration>;
 
 /// What bounds one deadline: its default, the ceiling when the user has
 /// no policy, and the cap no policy can pass, each from the host fact in
@@ -179,21 +183,6 @@ const BOUNDS: [Bound; 11] = [
     },
 ];
 
-/// Every deadline name, as `--deadline-ms` and the policy file take them.
-pub const NAMES: [&str; 11] = [
-    "request",
-    "command",
-    "before_prompt",
-    "after_response",
-    "before_persistence",
-    "post_mutation",
-    "cache_warming",
-    "render",
-    "menu",
-    "lifecycle",
-    "cancel_grace",
-];
-
 /// The bound of the deadline `name` (`tool` is an alias of `request`).
 pub fn bound(name: &str) -> Option<&'static Bound> {
     let name = if name == "tool" { "request" } else { name };
@@ -209,23 +198,10 @@ impl Default for Deadlines {
 impl Deadlines {
     /// Deadlines with each value chosen from its bound.
     pub fn from_fn(mut value: impl FnMut(&Bound) -> Duration) -> Deadlines {
-        let mut deadlines = Deadlines {
-            request: Duration::ZERO,
-            command: Duration::ZERO,
-            before_prompt: Duration::ZERO,
-            after_response: Duration::ZERO,
-            before_persistence: Duration::ZERO,
-            post_mutation: Duration::ZERO,
-            cache_warming: Duration::ZERO,
-            render: Duration::ZERO,
-            menu: Duration::ZERO,
-            lifecycle: Duration::ZERO,
-            cancel_grace: Duration::ZERO,
-        };
-        for bound in &BOUNDS {
-            *deadlines.slot(bound.name) = value(bound);
-        }
-        deadlines
+        PerName::build(|name| {
+            let bound = bound(name).expect("every name has a bound (tested)");
+            value(bound)
+        })
     }
 
     /// The built-in ceilings: what applies without a policy file.
@@ -240,40 +216,14 @@ impl Deadlines {
     /// The deadline called `name` (one of [`NAMES`]; anything else reads as
     /// `request`).
     pub fn get(&self, name: &str) -> Duration {
-        match name {
-            "command" => self.command,
-            "before_prompt" => self.before_prompt,
-            "after_response" => self.after_response,
-            "before_persistence" => self.before_persistence,
-            "post_mutation" => self.post_mutation,
-            "cache_warming" => self.cache_warming,
-            "render" => self.render,
-            "menu" => self.menu,
-            "lifecycle" => self.lifecycle,
-            "cancel_grace" => self.cancel_grace,
-            _ => self.request,
-        }
-    }
-
-    fn slot(&mut self, name: &str) -> &mut Duration {
-        match name {
-            "command" => &mut self.command,
-            "before_prompt" => &mut self.before_prompt,
-            "after_response" => &mut self.after_response,
-            "before_persistence" => &mut self.before_persistence,
-            "post_mutation" => &mut self.post_mutation,
-            "cache_warming" => &mut self.cache_warming,
-            "render" => &mut self.render,
-            "menu" => &mut self.menu,
-            "lifecycle" => &mut self.lifecycle,
-            "cancel_grace" => &mut self.cancel_grace,
-            _ => &mut self.request,
-        }
+        self.value(name).copied().unwrap_or(self.request)
     }
 
     /// Sets the deadline of a known bound.
     pub fn put(&mut self, bound: &Bound, value: Duration) {
-        *self.slot(bound.name) = value;
+        if let Some(slot) = self.value_mut(bound.name) {
+            *slot = value;
+        }
     }
 
     /// Parses `name=ms` (as `--deadline-ms` takes it) into its bound and
