@@ -1,6 +1,6 @@
 //! Adversarial guests and hosts against the sandbox and the limits
-//! (docs/protocol.md#deadlines, docs/choices.md#sandbox, README "Security
-//! model"). Every case ends with a clear error answer — naming the limit
+//! (docs/protocol.md#deadlines, docs/choices.md#sandbox, docs/security.md).
+//! Every case ends with a clear error answer — naming the limit
 //! where there is one — followed by a request that succeeds; the hostsim
 //! checker (run when each [`Shim`] is dropped) proves nothing but valid
 //! frames reached stdout.
