@@ -261,18 +261,10 @@ mod tests {
                 description: "d".into(),
                 parameters,
                 output_schema,
-                prompt_snippet: None,
-                prompt_guidelines: vec![],
+                ..Default::default()
             }],
-            commands: vec![],
-            hooks: vec![],
-            context: false,
-            status_surfaces: vec![],
-            renderers: vec![],
-            menu: false,
-            lifecycle: vec![],
             max_concurrency: 1,
-            features: vec![],
+            ..Default::default()
         }
     }
 

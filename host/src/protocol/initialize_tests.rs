@@ -11,20 +11,13 @@ fn description(tools: &[&str], features: &[&str], lifecycle: Vec<LifecycleKind>)
                 name: (*name).into(),
                 description: "d".into(),
                 parameters: "{\"type\":\"object\"}".into(),
-                output_schema: None,
-                prompt_snippet: None,
-                prompt_guidelines: vec![],
+                ..Default::default()
             })
             .collect(),
-        commands: vec![],
-        hooks: vec![],
-        context: false,
-        status_surfaces: vec![],
-        renderers: vec![],
-        menu: false,
         lifecycle,
         max_concurrency: 4,
         features: features.iter().map(|s| (*s).into()).collect(),
+        ..Default::default()
     }
 }
 

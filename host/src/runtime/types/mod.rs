@@ -130,7 +130,7 @@ pub struct ToolResult {
     pub metadata: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ToolDefinition {
     pub name: String,
     pub description: String,
@@ -170,8 +170,9 @@ pub struct LifecycleEvent {
     pub reason: Option<String>,
 }
 
-/// What a guest says it offers, from its `describe` export.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a guest says it offers, from its `describe` export. The default
+/// offers nothing (and a concurrency of 0, which `initialize` reads as 1).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Description {
     pub name: String,
     pub tools: Vec<ToolDefinition>,
