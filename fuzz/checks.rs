@@ -76,8 +76,17 @@ pub fn message(data: &[u8]) {
     match parse_line(data) {
         Ok(Inbound::Request { id, params, .. }) => {
             assert_eq!(Some(id), line_id, "a request id that is not the line's");
+            // Params kept as text agree with the line's own params.
+            let value = params.value();
+            if let Some(line_params) = json.as_ref().and_then(|v| v.get("params")) {
+                assert_eq!(
+                    value.as_ref(),
+                    line_params,
+                    "params that are not the line's"
+                );
+            }
             for env in [None, Some("0.1"), Some("0.2"), Some("")] {
-                let _ = check_params(&params, env);
+                let _ = check_params(&value, env);
             }
         }
         Err(Rejection::Answer { id, error }) => {

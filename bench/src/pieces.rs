@@ -6,7 +6,7 @@
 //!
 //! - `parse`: `wire::message::parse_line` on the request line;
 //! - `plan`: the execution context and arguments as the guest gets them
-//!   (`protocol::work::call_context`, the arguments' JSON text);
+//!   (`protocol::tool_call_text::read`: name, arguments and context in place);
 //! - `guest`: one `call_tool` into the guest (wasmtime's call, the
 //!   canonical ABI both ways, the guest SDK's own work), as the lanes make it;
 //! - `result`: the guest's result as a wire frame (`results::tool_result`,
@@ -17,13 +17,12 @@
 use octet_wasm::cancel::CancelToken;
 use octet_wasm::protocol::api_version::ApiVersion;
 use octet_wasm::protocol::results::{ToolShape, tool_result};
-use octet_wasm::protocol::work::call_context;
+use octet_wasm::protocol::tool_call_text;
 use octet_wasm::runtime::offline::Offline;
 use octet_wasm::runtime::types::{CallContext, ContentPart, ToolCall, ToolResult};
 use octet_wasm::runtime::{FsAccess, Limits, Runtime, Sandbox};
 use octet_wasm::wire::guard::check_frame;
 use octet_wasm::wire::message::{Inbound, encode_response, parse_line};
-use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -41,12 +40,11 @@ pub fn run(piece: &str, iterations: usize, component: &Path) {
             let Ok(Inbound::Request { params, .. }) = parse_line(LINE.as_bytes()) else {
                 panic!("the request line does not parse")
             };
+            let text = params
+                .text()
+                .expect("a plain request keeps its params as text");
             for _ in 0..iterations {
-                let cx = call_context(7, std::hint::black_box(&params));
-                let arguments = params
-                    .get("arguments")
-                    .map_or_else(|| "{}".to_owned(), Value::to_string);
-                std::hint::black_box((cx, arguments));
+                std::hint::black_box(tool_call_text::read(7, std::hint::black_box(text)));
             }
         }
         "result" => {

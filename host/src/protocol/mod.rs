@@ -28,6 +28,7 @@ pub mod server;
 pub(crate) mod session;
 pub(crate) mod shutdown;
 pub(crate) mod startup;
+pub mod tool_call_text;
 pub mod work;
 
 use crate::log::Level;

@@ -10,7 +10,7 @@ use super::work::{self, Plan};
 use super::{shutdown, startup};
 use crate::log::Level;
 use crate::runtime::Runtime;
-use crate::wire::message::{ChildId, Inbound, Rejection, RpcError};
+use crate::wire::message::{ChildId, Inbound, Params, Rejection, RpcError};
 use crate::wire::transport::{self, Input, Writer};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -97,7 +97,7 @@ async fn serve_loop(options: Options) -> i32 {
                         &session,
                         &options,
                         runtime,
-                        &params,
+                        &params.value(),
                         initialize_deadline,
                     )
                     .await
@@ -139,7 +139,7 @@ async fn serve_loop(options: Options) -> i32 {
                             running.lanes,
                             lanes_context,
                             id,
-                            params,
+                            params.value().into_owned(),
                         )));
                     } else {
                         handle_request(&session, running, id, &method, &params, bytes).await;
@@ -207,7 +207,7 @@ async fn handle_request(
     running: &startup::Running,
     id: u64,
     method: &str,
-    params: &Value,
+    params: &Params,
     bytes: usize,
 ) {
     let Some(setup) = session.setup() else { return };

@@ -9,8 +9,9 @@ use super::deadlines::Kind;
 use super::hook::Hook;
 use super::results;
 use super::session::Setup;
+use super::tool_call_text;
 use crate::runtime::types::*;
-use crate::wire::message::RpcError;
+use crate::wire::message::{Params, RpcError};
 use serde_json::{Value, json};
 
 /// One unit of guest work.
@@ -88,7 +89,19 @@ pub fn unknown_method(method: &str) -> RpcError {
 
 /// Plans `method`; `None` for a method the shim does not know (answered
 /// with [`unknown_method`]).
-pub fn plan(id: u64, method: &str, params: &Value, guest: &Guest, setup: &Setup) -> Option<Plan> {
+pub fn plan(id: u64, method: &str, params: &Params, guest: &Guest, setup: &Setup) -> Option<Plan> {
+    // The hot path: a plain `tool/call` read in place from the host's text.
+    if method == "tool/call"
+        && let Some(call) = params
+            .text()
+            .and_then(|text| tool_call_text::read(id, text))
+    {
+        return Some(
+            checked_tool_call(call, guest, setup).unwrap_or_else(|error| Plan::Answer(Err(error))),
+        );
+    }
+    let params = params.value();
+    let params = params.as_ref();
     let plan = match method {
         "tool/call" => tool_call(id, params, guest, setup),
         "command/execute" => command(id, params, guest),
@@ -163,8 +176,24 @@ fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Pl
             )
         })?),
     };
+    let call = ToolCall {
+        name: name.to_owned(),
+        arguments: json_text(map.get("arguments")),
+        catalog_revision,
+    };
+    checked_tool_call((call, call_context(id, params)), guest, setup)
+}
+
+/// A read `tool/call` checked against the catalog it names (the negotiated
+/// one, or with `dynamic_tools` the revision it is pinned to).
+fn checked_tool_call(
+    (call, cx): (ToolCall, CallContext),
+    guest: &Guest,
+    setup: &Setup,
+) -> Result<Plan, RpcError> {
+    let name = call.name.as_str();
     if setup.has(crate::protocol::feature::Feature::DynamicTools) {
-        match guest.dynamic.resolve(catalog_revision, name) {
+        match guest.dynamic.resolve(call.catalog_revision, name) {
             Ok(_) => {}
             Err(super::imports::catalogs::Unresolved::Revision(revision)) => {
                 return Err(RpcError::invalid_params(format!(
@@ -178,16 +207,8 @@ fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Pl
     } else if !guest.catalog.tools.contains_key(name) {
         return Err(RpcError::method_not_found(format!("unknown tool: {name}")));
     }
-    let arguments = json_text(map.get("arguments"));
     Ok(Plan::Run {
-        work: Work::Tool {
-            call: ToolCall {
-                name: name.to_owned(),
-                arguments,
-                catalog_revision,
-            },
-            cx: call_context(id, params),
-        },
+        work: Work::Tool { call, cx },
         kind: Kind::Tool,
         active_parent: true,
     })

@@ -7,6 +7,7 @@
 //! answering unparseable input with `id: null` would kill the extension.
 
 pub use super::error_code::ErrorCode;
+pub use super::params::Params;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -107,7 +108,7 @@ pub enum Inbound {
     Request {
         id: u64,
         method: String,
-        params: Value,
+        params: Params,
         /// The frame's length without its line terminator (usage receipts);
         /// set by [`parse_line`], 0 from [`classify`].
         bytes: usize,
@@ -133,17 +134,32 @@ pub enum Rejection {
 }
 
 /// Parses one line. Invalid UTF-8, invalid JSON and JSON nested deeper than
-/// serde_json's recursion limit (128) are all "not JSON" here.
-pub fn parse_line(line: &[u8]) -> Result<Inbound, Rejection> {
-    let text = std::str::from_utf8(line).map_err(|err| Rejection::Log {
-        reason: format!("invalid protocol input: not UTF-8 ({err})"),
+/// serde_json's recursion limit (128) are all "not JSON" here. A plain
+/// request is read in place ([`super::in_place`]), keeping the line for its
+/// params; anything else is parsed into a value and sorted by [`classify`].
+pub fn parse_line(line: impl Into<Vec<u8>>) -> Result<Inbound, Rejection> {
+    let line = line.into();
+    let bytes = line.len();
+    let text = String::from_utf8(line).map_err(|err| Rejection::Log {
+        reason: format!("invalid protocol input: not UTF-8 ({})", err.utf8_error()),
     })?;
-    let value: Value = serde_json::from_str(text).map_err(|err| Rejection::Log {
+    let not_json = |err: serde_json::Error| Rejection::Log {
         reason: format!("invalid protocol input: not JSON ({err})"),
-    })?;
+    };
+    super::in_place::check(&text).map_err(not_json)?;
+    if let Some((id, method, span)) = super::in_place::request(&text) {
+        let method = method.into_owned();
+        return Ok(Inbound::Request {
+            id,
+            method,
+            params: Params::Text { line: text, span },
+            bytes,
+        });
+    }
+    let value: Value = serde_json::from_str(&text).map_err(not_json)?;
     let mut message = classify(value)?;
-    if let Inbound::Request { bytes, .. } = &mut message {
-        *bytes = line.len();
+    if let Inbound::Request { bytes: size, .. } = &mut message {
+        *size = bytes;
     }
     Ok(message)
 }
@@ -183,7 +199,7 @@ pub fn classify(value: Value) -> Result<Inbound, Rejection> {
                 Some(Value::Number(_)) if numeric_id.is_some() => Ok(Inbound::Request {
                     id: numeric_id.unwrap_or_default(),
                     method,
-                    params,
+                    params: params.into(),
                     bytes: 0,
                 }),
                 Some(_) => Err(Rejection::Log {
@@ -334,7 +350,7 @@ mod tests {
             Ok(Inbound::Request {
                 id: 3,
                 method: "tool/call".into(),
-                params: json!({}),
+                params: json!({}).into(),
                 bytes: 57,
             })
         );

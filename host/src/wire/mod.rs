@@ -1,7 +1,8 @@
 //! The octet wire: JSON-RPC 2.0 messages, one compact JSON object per line.
 //!
 //! This layer knows frames, ids and limits and nothing of WebAssembly:
-//! [`message`] is the message model, [`frame`] reads bounded lines,
+//! [`message`] is the message model (a plain request read in place by
+//! `in_place`, its params kept as text in [`params`]), [`frame`] reads bounded lines,
 //! [`guard`] refuses frames the host could not read and [`transport`] owns
 //! stdin and stdout (a reader task on non-blocking stdin, and a writer that
 //! writes each frame under a lock in the task that produced it).
@@ -9,7 +10,9 @@
 pub(crate) mod error_code;
 pub mod frame;
 pub mod guard;
+pub(crate) mod in_place;
 pub mod message;
+pub mod params;
 pub(crate) mod transport;
 
 /// Longest frame either side may write, in bytes before the LF.

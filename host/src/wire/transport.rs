@@ -34,7 +34,7 @@ pub enum Input {
 
 fn to_input(frame: Frame) -> Input {
     match frame {
-        Frame::Line(line) => match parse_line(&line) {
+        Frame::Line(line) => match parse_line(line) {
             Ok(message) => Input::Message(message),
             Err(rejection) => Input::Rejected(rejection),
         },
