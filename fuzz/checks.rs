@@ -6,7 +6,7 @@
 
 use octet_wasm::protocol::initialize::check_params;
 use octet_wasm::wire::frame::{Frame, FrameReader};
-use octet_wasm::wire::message::{Inbound, Rejection, encode_response, parse_line};
+use octet_wasm::wire::message::{Inbound, Rejection, classify, encode_response, parse_line};
 use serde_json::Value;
 use std::io::BufReader;
 
@@ -73,7 +73,28 @@ pub fn message(data: &[u8]) {
         .as_ref()
         .and_then(|v| v.get("id"))
         .and_then(Value::as_u64);
-    match parse_line(data) {
+    let parsed = parse_line(data);
+    // The in-place read of a request and the general path (the whole line
+    // into a `Value`, then sorted) agree on every line: same message, same
+    // rejection, same "not JSON" text.
+    if let Ok(text) = std::str::from_utf8(data) {
+        let general = match serde_json::from_str::<Value>(text) {
+            Ok(value) => classify(value).map(|mut message| {
+                if let Inbound::Request { bytes, .. } = &mut message {
+                    *bytes = data.len();
+                }
+                message
+            }),
+            Err(err) => Err(Rejection::Log {
+                reason: format!("invalid protocol input: not JSON ({err})"),
+            }),
+        };
+        assert_eq!(
+            parsed, general,
+            "the in-place read disagrees with the general path"
+        );
+    }
+    match parsed {
         Ok(Inbound::Request { id, params, .. }) => {
             assert_eq!(Some(id), line_id, "a request id that is not the line's");
             // Params kept as text agree with the line's own params.
