@@ -2,7 +2,7 @@
 //!
 //! This layer knows frames, ids and limits and nothing of WebAssembly:
 //! [`message`] is the message model (a plain request read in place by
-//! `in_place`, its params kept as text in [`params`]), [`frame`] reads bounded lines,
+//! `in_place`, its params kept as text by `params`), [`frame`] reads bounded lines,
 //! [`guard`] refuses frames the host could not read and [`transport`] owns
 //! stdin and stdout (a reader task on non-blocking stdin, and a writer that
 //! writes each frame under a lock in the task that produced it).
@@ -12,7 +12,7 @@ pub mod frame;
 pub mod guard;
 pub(crate) mod in_place;
 pub mod message;
-pub mod params;
+pub(crate) mod params;
 pub(crate) mod transport;
 
 /// Longest frame either side may write, in bytes before the LF.
