@@ -110,14 +110,20 @@ pub fn request(text: &str) -> Option<(u64, Cow<'_, str>, Option<Range<usize>>)> 
     // Digits only: `1.0`, `-1` and `1e2` take the general path, which
     // refuses them as ids.
     let id = envelope.id?.get().parse::<u64>().ok()?;
-    let span = envelope.params.map(|raw| span_in(text, raw.get()));
+    let span = match envelope.params {
+        None => None,
+        Some(raw) => Some(span_in(text, raw.get())?),
+    };
     Some((id, method, span))
 }
 
-/// Where `part` (a slice of `text`) lies in `text`.
-pub fn span_in(text: &str, part: &str) -> Range<usize> {
-    let start = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-    start..start + part.len()
+/// Where `part` lies in `text`, if it is a slice of it (a borrowed
+/// `RawValue` always is; anything else is refused rather than trusted).
+pub fn span_in(text: &str, part: &str) -> Option<Range<usize>> {
+    let start = (part.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    let span = start..start.checked_add(part.len())?;
+    let inside = text.get(span.clone())?;
+    (inside.as_ptr() == part.as_ptr()).then_some(span)
 }
 
 #[cfg(test)]
@@ -147,6 +153,14 @@ mod tests {
         ] {
             assert!(check(good).is_ok(), "{good:?}");
         }
+    }
+
+    #[test]
+    fn spans_only_of_slices_of_the_text() {
+        let text = "abcdef";
+        assert_eq!(span_in(text, &text[2..4]), Some(2..4));
+        assert_eq!(span_in(text, "cd"), None);
+        assert_eq!(span_in(&text[1..], text), None);
     }
 
     #[test]
