@@ -108,9 +108,14 @@ fn callgrind_total(target: &Target, program: &Path, calls: usize, scratch: &Path
         .ok();
     // Keep the profile of the longer run for `callgrind_annotate`.
     if let Ok(keep) = std::env::var("OCTET_WASM_BENCH_KEEP") {
+        // Named after the program: the shim's and the floor's runs share
+        // a scratch directory and call counts.
+        let name = program
+            .file_name()
+            .map_or_else(|| "program".into(), |name| name.to_string_lossy());
         let _ = std::fs::copy(
             &out,
-            Path::new(&keep).join(format!("callgrind.{calls}.out")),
+            Path::new(&keep).join(format!("callgrind.{name}.{calls}.out")),
         );
     }
     total
