@@ -2,6 +2,7 @@
 //! `init` (API version, negotiated features).
 
 use std::cell::RefCell;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -21,7 +22,11 @@ pub struct Call {
     workspace: String,
     execution_scope: Option<String>,
     resource_owner: Option<ResourceOwner>,
-    host: Value,
+    /// The host's JSON text, parsed on the first [`Call::host`]: most
+    /// handlers never read it, and parsing it on every call was a
+    /// measurable part of a call's cost.
+    host_text: String,
+    host: OnceLock<Value>,
 }
 
 impl Call {
@@ -51,7 +56,8 @@ impl Call {
     /// The host's session state (`session_id`, `model`, `active_skills`...)
     /// as JSON; `Value::Null` if the shim sent something unreadable.
     pub fn host(&self) -> &Value {
-        &self.host
+        self.host
+            .get_or_init(|| serde_json::from_str(&self.host_text).unwrap_or(Value::Null))
     }
 
     pub(crate) fn from_wit(cx: wit::CallContext) -> Self {
@@ -60,7 +66,8 @@ impl Call {
             workspace: cx.workspace,
             execution_scope: cx.execution_scope,
             resource_owner: cx.resource_owner,
-            host: serde_json::from_str(&cx.host).unwrap_or(Value::Null),
+            host_text: cx.host,
+            host: OnceLock::new(),
         }
     }
 
@@ -72,7 +79,8 @@ impl Call {
             workspace: String::new(),
             execution_scope: None,
             resource_owner: None,
-            host: Value::Null,
+            host_text: String::new(),
+            host: OnceLock::from(Value::Null),
         }
     }
 }
@@ -132,4 +140,29 @@ pub fn guest_workspace() -> String {
 /// `init`), for the rare extension that needs more than the above.
 pub fn initialize_params() -> Value {
     read_init(|init| init.initialize.clone(), Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn context(host: &str) -> wit::CallContext {
+        wit::CallContext {
+            request_id: 4,
+            workspace: "/w".into(),
+            execution_scope: None,
+            resource_owner: None,
+            host: host.into(),
+        }
+    }
+
+    #[test]
+    fn the_host_context_is_parsed_when_read() {
+        let call = Call::from_wit(context(r#"{"session_id":"s","model":"m"}"#));
+        assert_eq!(call.host()["session_id"], "s");
+        assert_eq!(call.clone().host()["model"], "m");
+        assert_eq!(Call::from_wit(context("not json")).host(), &Value::Null);
+        assert_eq!(Call::detached().host(), &Value::Null);
+        assert_eq!(call.request_id(), 4);
+    }
 }
