@@ -7,7 +7,8 @@
 //! else: a member of an unexpected type, a duplicate member or a
 //! `catalog_revision` (whose checks the general path owns) returns `None`,
 //! and the request goes the general way with the same answer as before.
-//! The text was checked as JSON with its whole line (`wire::in_place`).
+//! The text was checked as JSON with its whole line (`wire::in_place`;
+//! docs/choices.md#in-place-read).
 
 use crate::runtime::types::{CallContext, ResourceOwner, ToolCall};
 use crate::wire::in_place::present;

@@ -9,7 +9,7 @@
 //! envelope is read with borrowed members ([`request`]). Anything that is
 //! not a plain request (a notification, a response, a duplicate or
 //! ill-typed member) returns `None`, and the caller sorts the line the
-//! general way, with the same answers as before.
+//! general way, with the same answers as before (docs/choices.md#in-place-read).
 
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, de};
