@@ -3,13 +3,14 @@
 //!
 //! A full parse into a `Value` allocates every key and string of the line
 //! and was the largest cost of a `tool/call` (BENCHMARKS.md). Here the
-//! line is first checked by the same parser without building anything
-//! ([`check`]: the same syntax, escapes, number ranges and nesting limit as
-//! a `Value` parse, so it refuses exactly what that refuses), then its
-//! envelope is read with borrowed members ([`request`]). Anything that is
-//! not a plain request (a notification, a response, a duplicate or
-//! ill-typed member) returns `None`, and the caller sorts the line the
-//! general way, with the same answers as before (docs/choices.md#in-place-read).
+//! envelope is read with borrowed members ([`request`]); a line that is a
+//! plain request is then checked by the same parser without building
+//! anything ([`check`]: the same syntax, escapes, number ranges and nesting
+//! limit as a `Value` parse, so it refuses exactly what that refuses).
+//! Anything that is not a plain request (a notification, a response, a
+//! duplicate or ill-typed member) returns `None`, and the caller sorts the
+//! line the general way, with the same answers as before
+//! (docs/choices.md#in-place-read).
 
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, de};
@@ -99,8 +100,9 @@ pub fn present<'de, D: Deserializer<'de>>(
     <&RawValue>::deserialize(deserializer).map(Some)
 }
 
-/// A checked line's request: its id, method and where its params lie in
-/// `text`, or `None` for anything the general path must sort.
+/// A line's request: its id, method and where its params lie in `text`, or
+/// `None` for anything the general path must sort. What the envelope skips
+/// is not checked here: [`check`] the line before using it.
 pub fn request(text: &str) -> Option<(u64, Cow<'_, str>, Option<Range<usize>>)> {
     let envelope: Envelope = serde_json::from_str(text).ok()?;
     if envelope.jsonrpc.as_deref() != Some("2.0") {

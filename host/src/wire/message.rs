@@ -136,7 +136,9 @@ pub enum Rejection {
 /// Parses one line. Invalid UTF-8, invalid JSON and JSON nested deeper than
 /// serde_json's recursion limit (128) are all "not JSON" here. A plain
 /// request is read in place ([`super::in_place`]), keeping the line for its
-/// params; anything else is parsed into a value and sorted by [`classify`].
+/// params; anything else is parsed into a value and sorted by [`classify`]
+/// (one pass: notifications and octet's answers to child requests, which
+/// may be large, are not scanned twice).
 pub fn parse_line(line: impl Into<Vec<u8>>) -> Result<Inbound, Rejection> {
     let line = line.into();
     let bytes = line.len();
@@ -146,8 +148,11 @@ pub fn parse_line(line: impl Into<Vec<u8>>) -> Result<Inbound, Rejection> {
     let not_json = |err: serde_json::Error| Rejection::Log {
         reason: format!("invalid protocol input: not JSON ({err})"),
     };
-    super::in_place::check(&text).map_err(not_json)?;
+    // The envelope read skips what it does not take without checking it
+    // (iteratively: safe on any input), so a line it takes is checked
+    // before it is used; any other line is checked by its `Value` parse.
     if let Some((id, method, span)) = super::in_place::request(&text) {
+        super::in_place::check(&text).map_err(not_json)?;
         let method = method.into_owned();
         return Ok(Inbound::Request {
             id,
