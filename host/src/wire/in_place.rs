@@ -121,7 +121,7 @@ pub fn request(text: &str) -> Option<(u64, Cow<'_, str>, Option<Range<usize>>)> 
 
 /// Where `part` lies in `text`, if it is a slice of it (a borrowed
 /// `RawValue` always is; anything else is refused rather than trusted).
-pub fn span_in(text: &str, part: &str) -> Option<Range<usize>> {
+fn span_in(text: &str, part: &str) -> Option<Range<usize>> {
     let start = (part.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
     let span = start..start.checked_add(part.len())?;
     let inside = text.get(span.clone())?;
