@@ -223,14 +223,16 @@ fn user_policy() -> &'static Policy {
     })
 }
 
-/// The default limits in the component's metadata section. A component
-/// that cannot be read or validated has none here; loading it reports why.
-fn metadata_limits(component: &Path) -> DefaultLimits {
-    match author::metadata::read_file(component) {
+/// The default limits in the metadata section of a component's `bytes`. A
+/// component that cannot be validated has none here; loading it reports
+/// why.
+fn metadata_limits(bytes: &[u8], component: &Path) -> DefaultLimits {
+    match author::metadata::read(bytes) {
         Ok(Some(metadata)) => metadata.limits,
         Ok(None) => DefaultLimits::default(),
         Err(err) => {
-            octet_wasm::log!(Level::Warning, "ignoring the component's metadata section", "error" => format!("{err:#}"));
+            octet_wasm::log!(Level::Warning, "ignoring the component's metadata section",
+                "path" => component.display().to_string(), "error" => format!("{err:#}"));
             DefaultLimits::default()
         }
     }
@@ -277,7 +279,14 @@ fn fail(message: &str) -> ExitCode {
 
 fn run(args: RunArgs) -> ExitCode {
     let component = resolve(&args.component);
-    let defaults = metadata_limits(&component);
+    // Read once: the metadata section picks the limits here, and the
+    // loader hashes and (on a cache miss) compiles the same bytes.
+    let bytes = octet_wasm::runtime::component_file::read_hashed(&component)
+        .map_err(|err| format!("cannot read the component {}: {err}", component.display()));
+    let defaults = bytes.as_ref().map_or_else(
+        |_| DefaultLimits::default(),
+        |read| metadata_limits(&read.bytes, &component),
+    );
     let Outcome {
         limits, deadlines, ..
     } = match outcome(&args.requests(), &defaults) {
@@ -313,7 +322,7 @@ fn run(args: RunArgs) -> ExitCode {
         Ok(runtime) => runtime,
         Err(err) => return fail(&format!("cannot start the async runtime: {err}")),
     };
-    let code = runtime.block_on(server::serve(options));
+    let code = runtime.block_on(server::serve(options, bytes));
     octet_wasm::receipts::finish();
     // A guest can leave threads blocked in the host (a FIFO it opened, a
     // read that never ends); dropping the runtime would wait for them.
@@ -323,8 +332,12 @@ fn run(args: RunArgs) -> ExitCode {
 
 fn compile(args: CompileArgs) -> ExitCode {
     let path = resolve(&args.component);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(err) => return fail(&format!("cannot read {}: {err}", path.display())),
+    };
     // The same limits `run` will use, so it finds this cache entry.
-    let limits = match outcome(&args.runtime.requests(), &metadata_limits(&path)) {
+    let limits = match outcome(&args.runtime.requests(), &metadata_limits(&bytes, &path)) {
         Ok(outcome) => outcome.limits,
         Err(message) => return fail(&message),
     };
@@ -336,10 +349,6 @@ fn compile(args: CompileArgs) -> ExitCode {
                 "cannot use the compiled-component cache, so there is nowhere to compile into: {reason}"
             ));
         }
-    };
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(err) => return fail(&format!("cannot read {}: {err}", path.display())),
     };
     match octet_wasm::runtime::precompile(&bytes, &path, &limits, &cache) {
         Ok(entry) => {

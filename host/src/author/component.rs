@@ -75,22 +75,24 @@ pub fn analyze(path: &Path) -> anyhow::Result<Analysis> {
     let metadata = metadata::read(&bytes).with_context(|| format!("{}", path.display()))?;
     let cache = Cache::default_dir().and_then(|dir| Cache::open(&dir).ok());
     let limits = Limits::default();
-    let runtime = match Runtime::<Offline>::load(&bytes, path, limits.clone(), cache.as_ref()) {
-        Ok((runtime, _)) => runtime,
-        Err(err) => {
-            // Name what it imports and exports, so the mismatch is visible.
-            let names = interface_names(&bytes, path, cache.as_ref())
-                .map(|(imports, exports)| {
-                    format!(
-                        "\n  imports: {}\n  exports: {}",
-                        imports.join(", "),
-                        exports.join(", ")
-                    )
-                })
-                .unwrap_or_default();
-            anyhow::bail!("{err:#}{names}");
-        }
-    };
+    let digest = cache::ComponentDigest::of(&bytes);
+    let runtime =
+        match Runtime::<Offline>::load(&bytes, &digest, path, limits.clone(), cache.as_ref()) {
+            Ok((runtime, _)) => runtime,
+            Err(err) => {
+                // Name what it imports and exports, so the mismatch is visible.
+                let names = interface_names(&bytes, &digest, path, cache.as_ref())
+                    .map(|(imports, exports)| {
+                        format!(
+                            "\n  imports: {}\n  exports: {}",
+                            imports.join(", "),
+                            exports.join(", ")
+                        )
+                    })
+                    .unwrap_or_default();
+                anyhow::bail!("{err:#}{names}");
+            }
+        };
     let (engine, component) = runtime.component();
     let ty = component.component_type();
     let imports: Vec<String> = ty
@@ -131,7 +133,7 @@ pub fn analyze(path: &Path) -> anyhow::Result<Analysis> {
     Ok(Analysis {
         path: path.to_path_buf(),
         size: bytes.len(),
-        sha256: cache::sha256_hex(&bytes),
+        sha256: digest.hex(),
         wit_version,
         reach: Reach::from_imports(&imports),
         imports,
@@ -143,11 +145,12 @@ pub fn analyze(path: &Path) -> anyhow::Result<Analysis> {
 
 fn interface_names(
     bytes: &[u8],
+    digest: &cache::ComponentDigest,
     path: &Path,
     cache: Option<&Cache>,
 ) -> anyhow::Result<(Vec<String>, Vec<String>)> {
     let engine = engine::build(&Limits::default())?;
-    let (component, _) = cache::load_or_compile(&engine, bytes, path, cache)?;
+    let (component, _) = cache::load_or_compile(&engine, bytes, digest, path, cache)?;
     let ty = component.component_type();
     let names = |items: Vec<&str>| items.into_iter().map(str::to_owned).collect();
     Ok((

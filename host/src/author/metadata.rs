@@ -11,7 +11,7 @@ use anyhow::{Context as _, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use wasmparser::{Parser, Payload, Validator, WasmFeatures};
 
 /// The custom section's name.
@@ -121,12 +121,6 @@ pub fn read(bytes: &[u8]) -> anyhow::Result<Option<Metadata>> {
         .check()
         .map_err(|err| anyhow::anyhow!("the {SECTION} section: {err}"))?;
     Ok(Some(metadata))
-}
-
-/// Reads a component file's metadata (see [`read`]).
-pub fn read_file(path: &Path) -> anyhow::Result<Option<Metadata>> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    read(&bytes).with_context(|| format!("{}", path.display()))
 }
 
 /// Validates `bytes` as a WebAssembly component.

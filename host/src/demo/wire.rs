@@ -25,6 +25,9 @@ pub struct Wire {
     pub recorder: Option<Recorder>,
     full: bool,
     next_id: u64,
+    /// How many stderr lines there were when each request was sent: the
+    /// shim may log a failure before `wait` begins.
+    log_marks: std::collections::HashMap<u64, usize>,
 }
 
 impl Wire {
@@ -35,6 +38,7 @@ impl Wire {
             recorder,
             full,
             next_id: 1,
+            log_marks: std::collections::HashMap::new(),
         }
     }
 
@@ -68,6 +72,8 @@ impl Wire {
             ("method", json!(method)),
             ("params", params),
         ]);
+        self.log_marks
+            .insert(id, self.session.stderr().lines().len());
         self.send(&frame, false)?;
         Ok(id)
     }
@@ -102,7 +108,10 @@ impl Wire {
     /// of the extension on the way.
     pub fn wait(&mut self, id: u64) -> anyhow::Result<Frame> {
         let deadline = Instant::now() + TIMEOUT;
-        let log_mark = self.session.stderr().lines().len();
+        let log_mark = self
+            .log_marks
+            .remove(&id)
+            .unwrap_or_else(|| self.session.stderr().lines().len());
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let frame = self.recv(left)?;

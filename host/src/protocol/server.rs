@@ -10,6 +10,7 @@ use super::work::{self, Plan};
 use super::{shutdown, startup};
 use crate::log::Level;
 use crate::runtime::Runtime;
+use crate::runtime::component_file::ComponentFile;
 use crate::wire::message::{ChildId, Inbound, Params, Rejection, RpcError};
 use crate::wire::transport::{self, Input, Writer};
 use serde_json::{Value, json};
@@ -34,20 +35,22 @@ enum Phase {
 /// through the driver's unpark (an eventfd write, then one more
 /// `epoll_wait`, on every request), while a spawned task woken on its own
 /// thread is queued locally.
-pub async fn serve(options: Options) -> i32 {
-    match tokio::spawn(serve_loop(options)).await {
+/// Serves the wire for the component whose `bytes` `run` read (or why it
+/// could not).
+pub async fn serve(options: Options, bytes: Result<ComponentFile, String>) -> i32 {
+    match tokio::spawn(serve_loop(options, bytes)).await {
         Ok(code) => code,
         Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
         Err(_) => 1,
     }
 }
 
-async fn serve_loop(options: Options) -> i32 {
+async fn serve_loop(options: Options, bytes: Result<ComponentFile, String>) -> i32 {
     let initialize_deadline = Instant::now() + startup::INITIALIZE_BUDGET;
     let writer = Writer::stdout();
     let session = Arc::new(Session::new(writer.clone()));
     let mut input = transport::spawn_reader();
-    let loader = startup::start_loading(options.clone());
+    let loader = startup::start_loading(options.clone(), bytes);
     let mut loaded: Option<Result<Arc<Runtime<Session>>, String>> = None;
     let mut loader = Some(loader);
     let mut phase = Phase::Starting;

@@ -14,6 +14,7 @@ use super::{catalog, sandbox_from};
 use crate::log::Level;
 use crate::runtime::Limits;
 use crate::runtime::cache::Cache;
+use crate::runtime::component_file::ComponentFile;
 use crate::runtime::types::InitParams;
 use crate::runtime::{LoadSource, Runtime};
 use crate::wire::message::RpcError;
@@ -51,19 +52,20 @@ pub(super) struct Running {
     pub(super) deadlines: Arc<Watch>,
 }
 
+/// Loads the component `run` read (and hashed, and whose metadata section
+/// chose the limits), or reports why it could not be read; the bytes are
+/// dropped once loaded.
 pub(super) fn start_loading(
     options: Options,
+    read: Result<ComponentFile, String>,
 ) -> tokio::task::JoinHandle<Result<Arc<Runtime<Session>>, String>> {
     tokio::task::spawn_blocking(move || {
         let started = std::time::Instant::now();
-        let bytes = std::fs::read(&options.component).map_err(|err| {
-            format!(
-                "cannot read the component {}: {err}",
-                options.component.display()
-            )
-        })?;
+        // One SHA-256 per start, made while the file was read: it is
+        // checked against the pin and names the cache entry.
+        let ComponentFile { bytes, digest } = read?;
         if let Some(expected) = &options.sha256 {
-            let actual = crate::runtime::cache::sha256_hex(&bytes);
+            let actual = digest.hex();
             if !actual.eq_ignore_ascii_case(expected) {
                 return Err(format!(
                     "{} does not match its pinned digest: expected sha256 {expected}, found {actual}; refusing to run it (rebuild the pin with `octet-wasm manifest` or fix --sha256)",
@@ -73,6 +75,7 @@ pub(super) fn start_loading(
         }
         let (runtime, source) = Runtime::load(
             &bytes,
+            &digest,
             &options.component,
             options.limits.clone(),
             options.cache.as_ref(),

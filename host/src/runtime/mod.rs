@@ -7,6 +7,7 @@
 //! protocol layer implements.
 
 pub mod cache;
+pub mod component_file;
 mod convert;
 pub mod engine;
 pub(crate) mod exports;
@@ -311,12 +312,13 @@ impl<B: Bridge> Runtime<B> {
     /// microseconds.
     pub fn load(
         bytes: &[u8],
+        digest: &cache::ComponentDigest,
         origin: &Path,
         limits: Limits,
         cache: Option<&cache::Cache>,
     ) -> anyhow::Result<(Self, LoadSource)> {
         let engine = engine::build(&limits)?;
-        let (component, source) = cache::load_or_compile(&engine, bytes, origin, cache)?;
+        let (component, source) = cache::load_or_compile(&engine, bytes, digest, origin, cache)?;
         let pre = link(&engine, &component)?;
         let ticker = engine::EpochTicker::start(&engine, limits.epoch_tick);
         Ok((
@@ -388,8 +390,9 @@ pub fn precompile(
     cache: &cache::Cache,
 ) -> anyhow::Result<std::path::PathBuf> {
     let engine = engine::build(limits)?;
-    if cache.holds(&engine, bytes) {
-        return Ok(cache.entry(&engine, bytes));
+    let digest = cache::ComponentDigest::of(bytes);
+    if cache.holds(&engine, &digest) {
+        return Ok(cache.entry(&engine, &digest));
     }
     let component = Component::new(&engine, bytes).map_err(|err| {
         anyhow::anyhow!(
@@ -400,5 +403,5 @@ pub fn precompile(
     // Check it links before caching it, so `compile` reports a component
     // `run` could never start.
     link::<offline::Offline>(&engine, &component)?;
-    cache.store(&engine, bytes, &component)
+    cache.store(&engine, &digest, &component)
 }

@@ -1,21 +1,43 @@
 //! The format of one cache entry: what its MAC binds, and how it is checked.
 //!
-//! An entry is `MAGIC || HMAC-SHA256(key, binding || serialized) ||
-//! serialized`. The binding names the exact component bytes (SHA-256), the
-//! engine settings that decide whether native code fits (wasmtime's
-//! compatibility hash) and this binary's version, each length-delimited after
-//! a domain string. So a valid entry for one component, engine or shim
-//! version is not valid under another's name, and no other use of the key
-//! can produce an entry's MAC.
+//! An entry is `MAGIC || MAC || serialized`, the MAC being keyed BLAKE3
+//! under the user's secret key over `DOMAIN || binding || len(serialized)
+//! || serialized`. The binding names the exact component bytes (SHA-256),
+//! the engine settings that decide whether native code fits (wasmtime's
+//! compatibility hash) and this binary's version, each length-delimited
+//! after a domain string. So a valid entry for one component, engine or
+//! shim version is not valid under another's name, and no other use of the
+//! key can produce an entry's MAC.
+//!
+//! Format 1 used HMAC-SHA256; its entries fail the magic check and are
+//! compiled again once. BLAKE3 replaced it because the MAC runs over the
+//! whole entry on every warm start (35 MB for CPython: 25 ms of SHA-256).
 
 use super::key::Key;
-use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 
-const MAGIC: &[u8; 8] = b"OWCACHE\x01";
-const DOMAIN: &[u8] = b"octet-wasm compiled-component cache entry, format 1\0";
+const MAGIC: &[u8; 8] = b"OWCACHE\x02";
+const DOMAIN: &[u8] = b"octet-wasm compiled-component cache entry, format 2\0";
 const MAC_BYTES: usize = 32;
+
+/// How many bytes precede the serialized component in an entry.
+pub const HEADER_BYTES: usize = MAGIC.len() + MAC_BYTES;
+
+/// The SHA-256 of a component's bytes, computed once per start: it names
+/// the cache entry and is what `--sha256` pins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ComponentDigest(pub [u8; 32]);
+
+impl ComponentDigest {
+    pub fn of(bytes: &[u8]) -> ComponentDigest {
+        ComponentDigest(Sha256::digest(bytes).into())
+    }
+
+    pub fn hex(&self) -> String {
+        hex(&self.0)
+    }
+}
 
 /// What an entry is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,9 +51,9 @@ pub struct Binding {
 }
 
 impl Binding {
-    pub fn new(component_bytes: &[u8], engine: &Engine) -> Binding {
+    pub fn new(component: &ComponentDigest, engine: &Engine) -> Binding {
         Binding {
-            component: Sha256::digest(component_bytes).into(),
+            component: component.0,
             engine: engine_fingerprint(engine),
             version: env!("CARGO_PKG_VERSION"),
         }
@@ -48,48 +70,48 @@ impl Binding {
         format!("{}-{}.cwasm", hex(&self.component), hex(&tag[..8]))
     }
 
-    fn mac(&self, key: &Key) -> Hmac<Sha256> {
-        let mut mac =
-            Hmac::<Sha256>::new_from_slice(&key.0).unwrap_or_else(|_| unreachable!("any length"));
+    /// The MAC of `serialized` for this binding under `key`.
+    fn mac(&self, key: &Key, serialized: &[u8]) -> blake3::Hash {
+        let mut mac = blake3::Hasher::new_keyed(&key.0);
         mac.update(DOMAIN);
         mac.update(&self.component);
         mac.update(&self.engine);
         mac.update(&(self.version.len() as u64).to_le_bytes());
         mac.update(self.version.as_bytes());
-        mac
+        mac.update(&(serialized.len() as u64).to_le_bytes());
+        // Both cores: the MAC is on every warm start's critical path.
+        mac.update_rayon(serialized);
+        mac.finalize()
     }
 }
 
 /// The bytes to store for `serialized` (from `Component::serialize`).
 pub fn seal(key: &Key, binding: &Binding, serialized: &[u8]) -> Vec<u8> {
-    let mut mac = binding.mac(key);
-    mac.update(&(serialized.len() as u64).to_le_bytes());
-    mac.update(serialized);
-    let tag = mac.finalize().into_bytes();
-    let mut out = Vec::with_capacity(MAGIC.len() + MAC_BYTES + serialized.len());
+    let tag = binding.mac(key, serialized);
+    let mut out = Vec::with_capacity(HEADER_BYTES + serialized.len());
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&tag);
+    out.extend_from_slice(tag.as_bytes());
     out.extend_from_slice(serialized);
     out
 }
 
-/// The serialized component inside `entry`, if its MAC is the one this key
-/// makes for `binding` (compared in constant time).
-pub fn open<'a>(key: &Key, binding: &Binding, entry: &'a [u8]) -> Result<&'a [u8], String> {
-    let Some(rest) = entry.strip_prefix(MAGIC.as_slice()) else {
-        return Err("it is not an octet-wasm cache entry (wrong header)".into());
+/// Checks an entry read in two parts: its `header` (the first
+/// [`HEADER_BYTES`]) and the `serialized` component that followed it. The
+/// tags are compared in constant time (`blake3::Hash`'s equality).
+pub fn verify(
+    key: &Key,
+    binding: &Binding,
+    header: &[u8],
+    serialized: &[u8],
+) -> Result<(), String> {
+    let Some(tag) = header.strip_prefix(MAGIC.as_slice()) else {
+        return Err("it is not an octet-wasm cache entry of this format (wrong header)".into());
     };
-    if rest.len() < MAC_BYTES {
-        return Err("it is truncated".into());
+    let tag: [u8; MAC_BYTES] = tag.try_into().map_err(|_| "it is truncated".to_owned())?;
+    if binding.mac(key, serialized) != blake3::Hash::from_bytes(tag) {
+        return Err("its MAC does not match: it was not written by this user's octet-wasm for this component and engine".to_owned());
     }
-    let (tag, serialized) = rest.split_at(MAC_BYTES);
-    let mut mac = binding.mac(key);
-    mac.update(&(serialized.len() as u64).to_le_bytes());
-    mac.update(serialized);
-    mac.verify_slice(tag).map_err(|_| {
-        "its MAC does not match: it was not written by this user's octet-wasm for this component and engine".to_owned()
-    })?;
-    Ok(serialized)
+    Ok(())
 }
 
 /// A digest of the engine settings that decide whether compiled code fits.
@@ -122,9 +144,24 @@ pub fn hex(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
+    /// The serialized component inside `entry`, if its MAC is the one this key
+    /// makes for `binding`.
+    fn open<'a>(key: &Key, binding: &Binding, entry: &'a [u8]) -> Result<&'a [u8], String> {
+        if entry.len() < HEADER_BYTES {
+            return Err(if entry.starts_with(MAGIC) {
+                "it is truncated".into()
+            } else {
+                "it is not an octet-wasm cache entry of this format (wrong header)".into()
+            });
+        }
+        let (header, serialized) = entry.split_at(HEADER_BYTES);
+        verify(key, binding, header, serialized)?;
+        Ok(serialized)
+    }
+
     fn binding(component: &[u8]) -> Binding {
         Binding {
-            component: Sha256::digest(component).into(),
+            component: ComponentDigest::of(component).0,
             engine: [1; 32],
             version: "1.2.3",
         }
@@ -153,6 +190,27 @@ mod tests {
         }
         assert!(open(&key, &binding(b"a"), &sealed[..sealed.len() - 1]).is_err());
         assert!(open(&key, &binding(b"a"), b"native code").is_err());
+    }
+
+    #[test]
+    fn format_1_entries_and_short_headers_are_refused() {
+        let key = Key([5; 32]);
+        let mut old = b"OWCACHE\x01".to_vec();
+        old.extend_from_slice(&[0; MAC_BYTES]);
+        assert!(
+            verify(&key, &binding(b"a"), &old, b"code")
+                .unwrap_err()
+                .contains("wrong header")
+        );
+        let sealed = seal(&key, &binding(b"a"), b"code");
+        let (header, code) = sealed.split_at(HEADER_BYTES);
+        assert!(verify(&key, &binding(b"a"), header, code).is_ok());
+        assert!(
+            verify(&key, &binding(b"a"), &header[..HEADER_BYTES - 1], code)
+                .unwrap_err()
+                .contains("truncated")
+        );
+        assert!(open(&key, &binding(b"a"), &sealed[..HEADER_BYTES - 1]).is_err());
     }
 
     #[test]

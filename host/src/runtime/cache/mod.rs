@@ -14,11 +14,12 @@
 //!   this user and writable by nobody else ([`private`]);
 //! - it is refused when it lies inside a directory the extension controls
 //!   (its extension directory, workspace or scratch directory);
-//! - every entry carries an HMAC-SHA256 under a per-user secret key
+//! - every entry carries a MAC (keyed BLAKE3) under a per-user secret key
 //!   ([`key`]), bound to the component's SHA-256, the engine's
 //!   compatibility hash and this binary's version ([`entry`]); an entry is
-//!   read whole into memory, checked, and deserialized from that memory, so
-//!   the file cannot change between the check and the load;
+//!   copied once into a sealed memfd ([`sealed`]), checked there, and
+//!   deserialized from that memfd, so what runs is what was checked even if
+//!   the file changes;
 //! - a guest that can reach the cache never sees a live key: its shim
 //!   deletes the key before the guest starts and tells other shims not to
 //!   make a new one while it runs ([`guard`], [`exposure`]).
@@ -27,6 +28,7 @@ mod entry;
 mod exposure;
 mod key;
 pub(crate) mod private;
+mod sealed;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -37,9 +39,12 @@ use wasmtime::component::Component;
 use super::{LoadSource, Sandbox};
 use crate::log::Level;
 use crate::user_dirs;
-use entry::Binding;
+pub use entry::ComponentDigest;
+use entry::{Binding, HEADER_BYTES};
 use key::{KEY_FILE, Key};
 use private::ReadError;
+use sealed::{CopyError, Sealed};
+use std::io::Read;
 
 /// Largest entry read into memory (an 18 MB CPython component compiles to
 /// well under this).
@@ -207,56 +212,97 @@ impl Cache {
         &self.inner.path
     }
 
-    /// The file the compiled form of `bytes` for `engine` lives in.
-    pub fn entry(&self, engine: &Engine, bytes: &[u8]) -> PathBuf {
+    /// The file the compiled form of the component with `digest` for
+    /// `engine` lives in.
+    pub fn entry(&self, engine: &Engine, digest: &ComponentDigest) -> PathBuf {
         self.inner
             .path
-            .join(Binding::new(bytes, engine).file_name())
+            .join(Binding::new(digest, engine).file_name())
     }
 
     fn usable(&self) -> bool {
         !self.inner.retired.load(Ordering::Acquire)
     }
 
-    /// The entry for `binding`, read once, whole, into memory (`Ok(None)`
-    /// when there is none); not yet authenticated.
-    fn read(&self, binding: &Binding) -> Result<Option<Vec<u8>>, String> {
-        match private::read(&self.inner.dir, &binding.file_name(), MAX_ENTRY_BYTES) {
-            Ok((_, data)) => Ok(Some(data)),
-            Err(ReadError::Missing) => Ok(None),
-            Err(err) => Err(err.to_string()),
-        }
+    /// The entry for `binding`, read once (`Ok(None)` when there is none);
+    /// not yet authenticated.
+    fn read(&self, binding: &Binding) -> Result<Option<Entry>, String> {
+        let name = binding.file_name();
+        let mut file = match private::open_file(&self.inner.dir, &name, MAX_ENTRY_BYTES) {
+            Ok((_, file)) => file,
+            Err(ReadError::Missing) => return Ok(None),
+            Err(err) => return Err(err.to_string()),
+        };
+        let mut header = [0; HEADER_BYTES];
+        file.read_exact(&mut header)
+            .map_err(|err| match err.kind() {
+                std::io::ErrorKind::UnexpectedEof => {
+                    "it is truncated (shorter than its header)".to_owned()
+                }
+                _ => err.to_string(),
+            })?;
+        let max = MAX_ENTRY_BYTES - HEADER_BYTES as u64;
+        let code = match Sealed::copy_from(&file, HEADER_BYTES as u64, max) {
+            Ok(sealed) => Code::Sealed(sealed),
+            Err(CopyError::Unsupported(why)) => {
+                crate::log!(Level::Debug, "no sealed memfd for the compiled cache; reading the entry into memory", "error" => why.to_string());
+                let mut bytes = Vec::new();
+                Read::by_ref(&mut file)
+                    .take(max + 1)
+                    .read_to_end(&mut bytes)
+                    .map_err(|err| err.to_string())?;
+                if bytes.len() as u64 > max {
+                    return Err("it grew while being read".into());
+                }
+                Code::Heap(bytes)
+            }
+            Err(CopyError::Read(err)) => return Err(err.to_string()),
+            Err(CopyError::TooLarge) => return Err("it grew while being read".into()),
+        };
+        Ok(Some(Entry { header, code }))
     }
 
-    /// Whether a valid entry for `bytes` and `engine` exists.
-    pub fn holds(&self, engine: &Engine, bytes: &[u8]) -> bool {
-        let binding = Binding::new(bytes, engine);
+    /// Whether a valid entry for the component with `digest` and `engine`
+    /// exists.
+    pub fn holds(&self, engine: &Engine, digest: &ComponentDigest) -> bool {
+        let binding = Binding::new(digest, engine);
         self.usable()
-            && matches!(self.read(&binding), Ok(Some(data))
-                if entry::open(&self.inner.key, &binding, &data).is_ok())
+            && matches!(self.read(&binding), Ok(Some(entry))
+                if entry::verify(&self.inner.key, &binding, &entry.header, entry.code.bytes()).is_ok())
     }
 
-    /// Loads the compiled form of `bytes`, if a valid entry exists.
-    fn load(&self, engine: &Engine, bytes: &[u8]) -> Result<Option<Component>, String> {
-        let binding = Binding::new(bytes, engine);
-        let Some(data) = self.read(&binding)? else {
+    /// Loads the compiled form of the component with `digest`, if a valid
+    /// entry exists.
+    fn load(&self, engine: &Engine, digest: &ComponentDigest) -> Result<Option<Component>, String> {
+        let binding = Binding::new(digest, engine);
+        let Some(entry) = self.read(&binding)? else {
             return Ok(None);
         };
-        let serialized = entry::open(&self.inner.key, &binding, &data)?;
-        // SAFETY: `serialized` is the memory whose MAC was just checked
-        // under this user's secret key for exactly these component bytes,
+        entry::verify(&self.inner.key, &binding, &entry.header, entry.code.bytes())?;
+        // SAFETY (both calls): the bytes are those whose MAC was just
+        // checked under this user's secret key for exactly this component,
         // this engine's settings and this binary's version, so this program
-        // wrote it from `Component::serialize` (the file is not read again).
-        unsafe { Component::deserialize(engine, serialized) }
+        // wrote them from `Component::serialize`; they are a sealed memfd
+        // (the path opens that same memfd, checked by device and inode) or
+        // this process's own heap, and nothing can change them.
+        let loaded = match &entry.code {
+            Code::Sealed(sealed) => match sealed.path() {
+                Some(path) => unsafe { Component::deserialize_file(engine, path) },
+                None => unsafe { Component::deserialize(engine, sealed.bytes()) },
+            },
+            Code::Heap(bytes) => unsafe { Component::deserialize(engine, bytes) },
+        };
+        loaded
             .map(Some)
             .map_err(|err| format!("wasmtime cannot load it: {err:#}"))
     }
 
-    /// Stores the compiled `component` (of `bytes`), replacing any entry.
+    /// Stores the compiled `component` (of the bytes with `digest`),
+    /// replacing any entry.
     pub fn store(
         &self,
         engine: &Engine,
-        bytes: &[u8],
+        digest: &ComponentDigest,
         component: &Component,
     ) -> anyhow::Result<PathBuf> {
         if !self.usable() {
@@ -265,7 +311,7 @@ impl Cache {
         let serialized = component
             .serialize()
             .map_err(|err| anyhow::anyhow!("cannot serialize the compiled component: {err}"))?;
-        let binding = Binding::new(bytes, engine);
+        let binding = Binding::new(digest, engine);
         let sealed = entry::seal(&self.inner.key, &binding, &serialized);
         let name = binding.file_name();
         private::write(&self.inner.dir, &name, &sealed, true)
@@ -279,41 +325,65 @@ impl Cache {
     }
 }
 
+/// An entry as read: its header and the serialized component after it.
+struct Entry {
+    header: [u8; HEADER_BYTES],
+    code: Code,
+}
+
+/// Where an entry's serialized component was copied.
+enum Code {
+    /// A sealed memfd (the usual case).
+    Sealed(Sealed),
+    /// This process's heap, where the system has no sealed memfds.
+    Heap(Vec<u8>),
+}
+
+impl Code {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Code::Sealed(sealed) => sealed.bytes(),
+            Code::Heap(bytes) => bytes,
+        }
+    }
+}
+
 /// Hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    entry::hex(&Sha256::digest(bytes))
+    ComponentDigest::of(bytes).hex()
 }
 
 /// The cache file name of `bytes` compiled for `engine`.
 pub fn entry_name(engine: &Engine, bytes: &[u8]) -> String {
-    Binding::new(bytes, engine).file_name()
+    Binding::new(&ComponentDigest::of(bytes), engine).file_name()
 }
 
 /// An entry for `serialized` as the holder of `key` would make it for the
 /// component `bytes`: what an attacker who stole a key could forge (tests
 /// play that attacker).
 pub fn forge_entry(key: &[u8; 32], engine: &Engine, bytes: &[u8], serialized: &[u8]) -> Vec<u8> {
-    entry::seal(&Key(*key), &Binding::new(bytes, engine), serialized)
+    let binding = Binding::new(&ComponentDigest::of(bytes), engine);
+    entry::seal(&Key(*key), &binding, serialized)
 }
 
-/// Loads the compiled form of `bytes` from the cache, or compiles it (and
-/// stores it when a cache is given). An entry that fails any check is
-/// ignored with a warning and replaced.
+/// Loads the compiled form of `bytes` (whose SHA-256 is `digest`) from the
+/// cache, or compiles it (and stores it when a cache is given). An entry
+/// that fails any check is ignored with a warning and replaced.
 pub fn load_or_compile(
     engine: &Engine,
     bytes: &[u8],
+    digest: &ComponentDigest,
     origin: &Path,
     cache: Option<&Cache>,
 ) -> anyhow::Result<(Component, LoadSource)> {
     let cache = cache.filter(|cache| cache.usable());
     if let Some(cache) = cache {
-        match cache.load(engine, bytes) {
+        match cache.load(engine, digest) {
             Ok(Some(component)) => return Ok((component, LoadSource::Cache)),
             Ok(None) => {}
             Err(reason) => {
                 crate::log!(Level::Warning, "ignoring a compiled-cache entry that fails its checks; compiling instead",
-                    "entry" => cache.entry(engine, bytes).display().to_string(), "reason" => reason)
+                    "entry" => cache.entry(engine, digest).display().to_string(), "reason" => reason)
             }
         }
     }
@@ -324,7 +394,7 @@ pub fn load_or_compile(
         )
     })?;
     if let Some(cache) = cache {
-        match cache.store(engine, bytes, &component) {
+        match cache.store(engine, digest, &component) {
             Ok(entry) => {
                 crate::log!(Level::Debug, "compiled component stored in the cache", "entry" => entry.display().to_string())
             }

@@ -187,9 +187,9 @@ impl std::fmt::Display for ReadError {
     }
 }
 
-/// Reads `name` whole: it must be a regular file (not a symlink) owned by
-/// this user, of at most `max` bytes. Returns its metadata too.
-pub fn read(dir: &Dir, name: &str, max: u64) -> Result<(Metadata, Vec<u8>), ReadError> {
+/// Opens `name` for reading: it must be a regular file (not a symlink)
+/// owned by this user, of at most `max` bytes. Returns its metadata too.
+pub fn open_file(dir: &Dir, name: &str, max: u64) -> Result<(Metadata, File), ReadError> {
     let fd = openat(
         dir.fd.as_raw_fd(),
         Path::new(name),
@@ -201,7 +201,7 @@ pub fn read(dir: &Dir, name: &str, max: u64) -> Result<(Metadata, Vec<u8>), Read
         Some(libc::ELOOP) => ReadError::Refused("it is a symbolic link".into()),
         _ => ReadError::Io(err),
     })?;
-    let mut file = File::from(fd);
+    let file = File::from(fd);
     let meta = file.metadata().map_err(ReadError::Io)?;
     if !meta.is_file() {
         return Err(ReadError::Refused("it is not a regular file".into()));
@@ -219,6 +219,12 @@ pub fn read(dir: &Dir, name: &str, max: u64) -> Result<(Metadata, Vec<u8>), Read
             meta.len()
         )));
     }
+    Ok((meta, file))
+}
+
+/// Reads `name` whole, with the checks of [`open_file`].
+pub fn read(dir: &Dir, name: &str, max: u64) -> Result<(Metadata, Vec<u8>), ReadError> {
+    let (meta, mut file) = open_file(dir, name, max)?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     Read::by_ref(&mut file)
         .take(max + 1)

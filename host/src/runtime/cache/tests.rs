@@ -7,6 +7,10 @@ use std::os::unix::fs::PermissionsExt;
 /// The smallest component: a header and no sections.
 const EMPTY_COMPONENT: &[u8] = b"\0asm\x0d\x00\x01\x00";
 
+fn empty() -> ComponentDigest {
+    ComponentDigest::of(EMPTY_COMPONENT)
+}
+
 fn home() -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
     std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
@@ -25,6 +29,7 @@ fn source(engine: &Engine, cache: &Cache) -> LoadSource {
     load_or_compile(
         engine,
         EMPTY_COMPONENT,
+        &empty(),
         Path::new("empty.wasm"),
         Some(cache),
     )
@@ -38,14 +43,14 @@ fn a_stored_entry_loads_and_a_tampered_one_is_replaced() {
     let cache = open(home.path()).unwrap();
     let engine = engine();
     assert_eq!(source(&engine, &cache), LoadSource::Compiled);
-    assert!(cache.holds(&engine, EMPTY_COMPONENT));
+    assert!(cache.holds(&engine, &empty()));
     assert_eq!(source(&engine, &cache), LoadSource::Cache);
-    let entry = cache.entry(&engine, EMPTY_COMPONENT);
+    let entry = cache.entry(&engine, &empty());
     let mut bytes = std::fs::read(&entry).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 0x40;
     std::fs::write(&entry, &bytes).unwrap();
-    assert!(!cache.holds(&engine, EMPTY_COMPONENT));
+    assert!(!cache.holds(&engine, &empty()));
     assert_eq!(source(&engine, &cache), LoadSource::Compiled);
     assert_eq!(source(&engine, &cache), LoadSource::Cache, "rewritten");
 }
@@ -60,11 +65,11 @@ fn an_entry_made_under_another_key_is_not_loaded() {
         .serialize()
         .unwrap();
     let forged = forge_entry(&[3; 32], &engine, EMPTY_COMPONENT, &serialized);
-    std::fs::write(cache.entry(&engine, EMPTY_COMPONENT), forged).unwrap();
-    assert!(!cache.holds(&engine, EMPTY_COMPONENT));
+    std::fs::write(cache.entry(&engine, &empty()), forged).unwrap();
+    assert!(!cache.holds(&engine, &empty()));
     // The same bytes under this cache's own key are accepted.
     let genuine = forge_entry(&cache.inner.key.0, &engine, EMPTY_COMPONENT, &serialized);
-    std::fs::write(cache.entry(&engine, EMPTY_COMPONENT), genuine).unwrap();
+    std::fs::write(cache.entry(&engine, &empty()), genuine).unwrap();
     assert_eq!(source(&engine, &cache), LoadSource::Cache);
 }
 
@@ -130,9 +135,9 @@ fn a_retired_cache_is_neither_read_nor_written() {
     assert_eq!(source(&engine, &cache), LoadSource::Compiled);
     cache.retire();
     assert_eq!(source(&engine, &cache), LoadSource::Compiled);
-    assert!(!cache.holds(&engine, EMPTY_COMPONENT));
+    assert!(!cache.holds(&engine, &empty()));
     let component = Component::new(&engine, EMPTY_COMPONENT).unwrap();
-    assert!(cache.store(&engine, EMPTY_COMPONENT, &component).is_err());
+    assert!(cache.store(&engine, &empty(), &component).is_err());
 }
 
 #[test]
