@@ -38,7 +38,8 @@ pub fn measure(component: &Path, n: u64, runs: usize) -> Vec<(String, Summary)> 
             fuel,
             ..Limits::default()
         };
-        let (rt, _) = Runtime::<Offline>::load(&bytes, component, limits, None)
+        let digest = octet_wasm::runtime::cache::ComponentDigest::of(&bytes);
+        let (rt, _) = Runtime::<Offline>::load(&bytes, &digest, component, limits, None)
             .expect("load the bench guest");
         loaded.push((name, rt));
     }
