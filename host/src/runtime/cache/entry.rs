@@ -70,17 +70,23 @@ impl Binding {
         format!("{}-{}.cwasm", hex(&self.component), hex(&tag[..8]))
     }
 
-    /// The MAC of `serialized` for this binding under `key`.
-    fn mac(&self, key: &Key, serialized: &[u8]) -> blake3::Hash {
+    /// The MAC state under `key` for an entry of `len` serialized bytes
+    /// for this binding, before those bytes.
+    fn mac_start(&self, key: &Key, len: u64) -> blake3::Hasher {
         let mut mac = blake3::Hasher::new_keyed(&key.0);
         mac.update(DOMAIN);
         mac.update(&self.component);
         mac.update(&self.engine);
         mac.update(&(self.version.len() as u64).to_le_bytes());
         mac.update(self.version.as_bytes());
-        mac.update(&(serialized.len() as u64).to_le_bytes());
-        // Both cores: the MAC is on every warm start's critical path.
-        mac.update_rayon(serialized);
+        mac.update(&len.to_le_bytes());
+        mac
+    }
+
+    /// The MAC of `serialized` for this binding under `key`.
+    fn mac(&self, key: &Key, serialized: &[u8]) -> blake3::Hash {
+        let mut mac = self.mac_start(key, serialized.len() as u64);
+        absorb(&mut mac, serialized);
         mac.finalize()
     }
 }
@@ -95,6 +101,12 @@ pub fn seal(key: &Key, binding: &Binding, serialized: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Feeds part of the serialized component into a MAC: on both cores, as
+/// the MAC is on every warm start's critical path.
+pub fn absorb(mac: &mut blake3::Hasher, part: &[u8]) {
+    mac.update_rayon(part);
+}
+
 /// Checks an entry read in two parts: its `header` (the first
 /// [`HEADER_BYTES`]) and the `serialized` component that followed it. The
 /// tags are compared in constant time (`blake3::Hash`'s equality).
@@ -104,11 +116,28 @@ pub fn verify(
     header: &[u8],
     serialized: &[u8],
 ) -> Result<(), String> {
+    verify_streamed(key, binding, header, serialized.len() as u64, |mac| {
+        absorb(mac, serialized);
+        Ok(())
+    })
+}
+
+/// [`verify`] for a serialized component of `len` bytes that `feed` passes
+/// to [`absorb`] part by part (so it never has to be in memory whole).
+pub fn verify_streamed(
+    key: &Key,
+    binding: &Binding,
+    header: &[u8],
+    len: u64,
+    feed: impl FnOnce(&mut blake3::Hasher) -> std::io::Result<()>,
+) -> Result<(), String> {
     let Some(tag) = header.strip_prefix(MAGIC.as_slice()) else {
         return Err("it is not an octet-wasm cache entry of this format (wrong header)".into());
     };
     let tag: [u8; MAC_BYTES] = tag.try_into().map_err(|_| "it is truncated".to_owned())?;
-    if binding.mac(key, serialized) != blake3::Hash::from_bytes(tag) {
+    let mut mac = binding.mac_start(key, len);
+    feed(&mut mac).map_err(|err| format!("cannot read it: {err}"))?;
+    if mac.finalize() != blake3::Hash::from_bytes(tag) {
         return Err("its MAC does not match: it was not written by this user's octet-wasm for this component and engine".to_owned());
     }
     Ok(())

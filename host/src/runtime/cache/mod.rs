@@ -268,7 +268,7 @@ impl Cache {
         let binding = Binding::new(digest, engine);
         self.usable()
             && matches!(self.read(&binding), Ok(Some(entry))
-                if entry::verify(&self.inner.key, &binding, &entry.header, entry.code.bytes()).is_ok())
+                if entry.verify(&self.inner.key, &binding).is_ok())
     }
 
     /// Loads the compiled form of the component with `digest`, if a valid
@@ -278,7 +278,7 @@ impl Cache {
         let Some(entry) = self.read(&binding)? else {
             return Ok(None);
         };
-        entry::verify(&self.inner.key, &binding, &entry.header, entry.code.bytes())?;
+        entry.verify(&self.inner.key, &binding)?;
         // SAFETY (both calls): the bytes are those whose MAC was just
         // checked under this user's secret key for exactly this component,
         // this engine's settings and this binary's version, so this program
@@ -288,7 +288,12 @@ impl Cache {
         let loaded = match &entry.code {
             Code::Sealed(sealed) => match sealed.path() {
                 Some(path) => unsafe { Component::deserialize_file(engine, path) },
-                None => unsafe { Component::deserialize(engine, sealed.bytes()) },
+                None => {
+                    let bytes = sealed
+                        .to_vec()
+                        .map_err(|err| format!("cannot read it back: {err}"))?;
+                    unsafe { Component::deserialize(engine, bytes) }
+                }
             },
             Code::Heap(bytes) => unsafe { Component::deserialize(engine, bytes) },
         };
@@ -339,11 +344,16 @@ enum Code {
     Heap(Vec<u8>),
 }
 
-impl Code {
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Code::Sealed(sealed) => sealed.bytes(),
-            Code::Heap(bytes) => bytes,
+impl Entry {
+    /// Checks the entry's MAC for `binding` under `key`.
+    fn verify(&self, key: &Key, binding: &Binding) -> Result<(), String> {
+        match &self.code {
+            Code::Sealed(sealed) => {
+                entry::verify_streamed(key, binding, &self.header, sealed.len(), |mac| {
+                    sealed.for_each_piece(|piece| entry::absorb(mac, piece))
+                })
+            }
+            Code::Heap(bytes) => entry::verify(key, binding, &self.header, bytes),
         }
     }
 }
