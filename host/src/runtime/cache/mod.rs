@@ -228,8 +228,8 @@ impl Cache {
     /// not yet authenticated.
     fn read(&self, binding: &Binding) -> Result<Option<Entry>, String> {
         let name = binding.file_name();
-        let mut file = match private::open_file(&self.inner.dir, &name, MAX_ENTRY_BYTES) {
-            Ok((_, file)) => file,
+        let (_, mut file) = match private::open_file(&self.inner.dir, &name, MAX_ENTRY_BYTES) {
+            Ok(opened) => opened,
             Err(ReadError::Missing) => return Ok(None),
             Err(err) => return Err(err.to_string()),
         };
@@ -246,15 +246,7 @@ impl Cache {
             Ok(sealed) => Code::Sealed(sealed),
             Err(CopyError::Unsupported(why)) => {
                 crate::log!(Level::Debug, "no sealed memfd for the compiled cache; reading the entry into memory", "error" => why.to_string());
-                let mut bytes = Vec::new();
-                Read::by_ref(&mut file)
-                    .take(max + 1)
-                    .read_to_end(&mut bytes)
-                    .map_err(|err| err.to_string())?;
-                if bytes.len() as u64 > max {
-                    return Err("it grew while being read".into());
-                }
-                Code::Heap(bytes)
+                Code::Heap(read_rest(&file, max)?)
             }
             Err(CopyError::Read(err)) => return Err(err.to_string()),
             Err(CopyError::TooLarge) => return Err("it grew while being read".into()),
@@ -328,6 +320,23 @@ impl Cache {
     fn retire(&self) {
         self.inner.retired.store(true, Ordering::Release);
     }
+}
+
+/// An entry's serialized component after its header (at most `max`
+/// bytes), read into this process's memory.
+fn read_rest(file: &std::fs::File, max: u64) -> Result<Vec<u8>, String> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = file;
+    file.seek(SeekFrom::Start(HEADER_BYTES as u64))
+        .map_err(|err| err.to_string())?;
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| err.to_string())?;
+    if bytes.len() as u64 > max {
+        return Err("it grew while being read".into());
+    }
+    Ok(bytes)
 }
 
 /// An entry as read: its header and the serialized component after it.
