@@ -147,3 +147,33 @@ fn hashes_hex() {
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
     );
 }
+
+#[test]
+fn the_heap_fallback_reads_the_component_after_the_header_and_checks_the_same_mac() {
+    use std::io::{Seek, SeekFrom, Write};
+    let key = Key([9; 32]);
+    let engine = engine();
+    let binding = Binding::new(&empty(), &engine);
+    let sealed = entry::seal(&key, &binding, b"serialized code");
+    let mut file = tempfile::tempfile().unwrap();
+    file.write_all(&sealed).unwrap();
+    // Wherever a failed copy left the position.
+    file.seek(SeekFrom::End(0)).unwrap();
+    let bytes = read_rest(&file, 1 << 20).unwrap();
+    assert_eq!(bytes, b"serialized code");
+    let header: [u8; HEADER_BYTES] = sealed[..HEADER_BYTES].try_into().unwrap();
+    let heap = Entry {
+        header,
+        code: Code::Heap(bytes),
+    };
+    assert!(heap.verify(&key, &binding).is_ok());
+    assert!(heap.verify(&Key([8; 32]), &binding).is_err());
+    // The sealed copy of the same entry verifies alike.
+    let copy = Sealed::copy_from(&file, HEADER_BYTES as u64, 1 << 20).unwrap();
+    let sealed_entry = Entry {
+        header,
+        code: Code::Sealed(copy),
+    };
+    assert!(sealed_entry.verify(&key, &binding).is_ok());
+    assert!(read_rest(&file, 3).is_err(), "longer than the limit");
+}
