@@ -11,7 +11,6 @@ use octet_wasm::run_args::{CompileArgs, RunArgs, RuntimeArgs};
 use octet_wasm::runtime::cache::{Cache, Reach};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::OnceLock;
 
 #[derive(Parser)]
 #[command(
@@ -201,26 +200,26 @@ fn resolve(component: &Path) -> PathBuf {
 /// component's metadata section asks (`embed-metadata`), each held to the
 /// user's ceilings (the ceilings themselves where nothing is asked), with
 /// every clamp logged.
-fn outcome(asked: &Requests, defaults: &DefaultLimits) -> Result<Outcome, String> {
-    let outcome = policy::report::outcome(user_policy(), asked, &defaults.requests())?;
+fn outcome(policy: &Policy, asked: &Requests, defaults: &DefaultLimits) -> Result<Outcome, String> {
+    let outcome = policy::report::outcome(policy, asked, &defaults.requests())?;
     for clamp in &outcome.clamps {
         clamp.log();
     }
     Ok(outcome)
 }
 
-/// The user's ceilings for this extension, read once so that every clamp
-/// of the process sees the same file. The table is chosen by
-/// `OCTET_EXTENSION_NAME`, which octet sets after the manifest's own
-/// environment, so an extension cannot pick it.
-fn user_policy() -> &'static Policy {
-    static POLICY: OnceLock<Policy> = OnceLock::new();
-    POLICY.get_or_init(|| {
-        let name = std::env::var("OCTET_EXTENSION_NAME")
-            .ok()
-            .filter(|name| !name.is_empty());
-        policy::load_logged(name.as_deref())
-    })
+/// The user's ceilings for this extension running the component whose
+/// SHA-256 is `digest`, read once per command so that every clamp sees the
+/// same file. The table is chosen by `OCTET_EXTENSION_NAME`, which octet
+/// sets after the manifest's own environment, but to the manifest's own
+/// `name`: any bundle can name itself after another extension. A table
+/// with `sha256 = "..."` applies only to that component, so a bundle
+/// cannot claim its ceilings (docs/security.md).
+fn user_policy(digest: Option<&str>) -> Policy {
+    let name = std::env::var("OCTET_EXTENSION_NAME")
+        .ok()
+        .filter(|name| !name.is_empty());
+    policy::load_logged(name.as_deref(), digest)
 }
 
 /// The default limits in the metadata section of a component's `bytes`. A
@@ -283,13 +282,15 @@ fn run(args: RunArgs) -> ExitCode {
     // loader hashes and (on a cache miss) compiles the same bytes.
     let bytes = octet_wasm::runtime::component_file::read_hashed(&component)
         .map_err(|err| format!("cannot read the component {}: {err}", component.display()));
+    let digest = bytes.as_ref().ok().map(|read| read.digest.hex());
+    let policy = user_policy(digest.as_deref());
     let defaults = bytes.as_ref().map_or_else(
         |_| DefaultLimits::default(),
         |read| metadata_limits(&read.bytes, &component),
     );
     let Outcome {
         limits, deadlines, ..
-    } = match outcome(&args.requests(), &defaults) {
+    } = match outcome(&policy, &args.requests(), &defaults) {
         Ok(outcome) => outcome,
         Err(message) => return fail(&message),
     };
@@ -298,7 +299,7 @@ fn run(args: RunArgs) -> ExitCode {
     {
         return fail(&message);
     }
-    if user_policy().ceilings.receipts {
+    if policy.ceilings.receipts {
         let name = std::env::var("OCTET_EXTENSION_NAME").ok();
         octet_wasm::receipts::want(name.as_deref());
     }
@@ -337,7 +338,10 @@ fn compile(args: CompileArgs) -> ExitCode {
         Err(err) => return fail(&format!("cannot read {}: {err}", path.display())),
     };
     // The same limits `run` will use, so it finds this cache entry.
-    let limits = match outcome(&args.runtime.requests(), &metadata_limits(&bytes, &path)) {
+    let digest = octet_wasm::runtime::cache::ComponentDigest::of(&bytes);
+    let policy = user_policy(Some(&digest.hex()));
+    let defaults = metadata_limits(&bytes, &path);
+    let limits = match outcome(&policy, &args.runtime.requests(), &defaults) {
         Ok(outcome) => outcome.limits,
         Err(message) => return fail(&message),
     };
@@ -350,7 +354,7 @@ fn compile(args: CompileArgs) -> ExitCode {
             ));
         }
     };
-    match octet_wasm::runtime::precompile(&bytes, &path, &limits, &cache) {
+    match octet_wasm::runtime::precompile(&bytes, &digest, &path, &limits, &cache) {
         Ok(entry) => {
             octet_wasm::log!(Level::Info, "component compiled into the cache", "path" => path.display().to_string(), "entry" => entry.display().to_string());
             ExitCode::SUCCESS

@@ -111,7 +111,8 @@ pub fn run(args: CheckArgs) -> Result<bool, String> {
     let name = toml::from_str::<Table>(&text)
         .ok()
         .and_then(|table| table.get("name")?.as_str().map(str::to_owned));
-    let (policy, policy_problem) = crate::policy::load(name.as_deref());
+    let digest = analysis.as_ref().map(|analysis| analysis.sha256.as_str());
+    let (policy, policy_problem) = crate::policy::load(name.as_deref(), digest);
     if let Some(problem) = policy_problem {
         findings.push(policy_finding(&problem));
     }

@@ -59,7 +59,7 @@ impl Limits {
             .metadata
             .as_ref()
             .map_or(analysis.description.name.as_str(), |m| m.name.as_str());
-        let (policy, problem) = crate::policy::load(Some(name));
+        let (policy, problem) = crate::policy::load(Some(name), Some(&analysis.sha256));
         let metadata = analysis
             .metadata
             .as_ref()

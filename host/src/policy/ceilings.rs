@@ -95,7 +95,7 @@ mod tests {
     use crate::runtime::FsAccess;
 
     fn ceilings(text: &str) -> (Ceilings, Vec<String>) {
-        Ceilings::from_settings(&parse(text, None).unwrap().0)
+        Ceilings::from_settings(&parse(text, None, None).unwrap().0)
     }
 
     #[test]

@@ -37,6 +37,23 @@ pub struct Settings {
     pub deadlines: DeadlineTable,
     #[serde(default)]
     pub capabilities: CapabilityTable,
+    /// Only in an `[extension."<name>"]` table: the SHA-256 of the one
+    /// component the table is for. The name comes from the bundle's own
+    /// manifest, so without this any bundle can claim the table.
+    pub sha256: Option<String>,
+}
+
+/// Whether an `[extension."<name>"]` table applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Table {
+    /// The file has no table for this name.
+    Absent,
+    Applied,
+    /// The table is pinned to another component (or the component's digest
+    /// is not known here): only the top level applies.
+    NotThisComponent {
+        pinned: String,
+    },
 }
 
 /// `[deadlines]`: milliseconds per deadline name (`protocol::deadlines`).
@@ -113,6 +130,7 @@ impl Settings {
                     .clone()
                     .or_else(|| self.capabilities.environment.clone()),
             },
+            sha256: None,
         }
     }
 
@@ -131,6 +149,14 @@ impl Settings {
         if self.fuel == Some(0) {
             return Err(format!("{} must be at least 1", at("fuel")));
         }
+        if let Some(pin) = &self.sha256
+            && (pin.len() != 64 || !pin.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            return Err(format!(
+                "{} must be a SHA-256 in hex (64 characters), as `octet-wasm inspect` shows it",
+                at("sha256")
+            ));
+        }
         for (name, value) in self.deadlines.entries() {
             if value == Some(0) {
                 return Err(format!(
@@ -143,10 +169,15 @@ impl Settings {
     }
 }
 
-/// The settings that apply to `extension` (the top level, overridden by
-/// `[extension."<name>"]` when there is one), and whether such a table
-/// was found.
-pub fn parse(text: &str, extension: Option<&str>) -> Result<(Settings, bool), String> {
+/// The settings that apply to `extension` running the component whose
+/// SHA-256 is `digest` (the top level, overridden by `[extension."<name>"]`
+/// when there is one and it is not pinned to another component), and
+/// whether such a table applied.
+pub fn parse(
+    text: &str,
+    extension: Option<&str>,
+    digest: Option<&str>,
+) -> Result<(Settings, Table), String> {
     let file: File = toml::from_str(text).map_err(|err| err.to_string().trim_end().to_owned())?;
     let top = Settings {
         memory_mib: file.memory_mib,
@@ -154,14 +185,23 @@ pub fn parse(text: &str, extension: Option<&str>) -> Result<(Settings, bool), St
         receipts: file.receipts,
         deadlines: file.deadlines,
         capabilities: file.capabilities,
+        sha256: None,
     };
     top.check("")?;
     for (name, settings) in &file.extension {
         settings.check(&format!("extension.{name:?}"))?;
     }
     match extension.and_then(|name| file.extension.get(name)) {
-        Some(own) => Ok((top.overridden(own), true)),
-        None => Ok((top, false)),
+        None => Ok((top, Table::Absent)),
+        Some(own) => match &own.sha256 {
+            Some(pin) if !digest.is_some_and(|digest| digest.eq_ignore_ascii_case(pin)) => Ok((
+                top,
+                Table::NotThisComponent {
+                    pinned: pin.clone(),
+                },
+            )),
+            _ => Ok((top.overridden(own), Table::Applied)),
+        },
     }
 }
 
@@ -194,8 +234,8 @@ network = true
 
     #[test]
     fn the_top_level_applies_to_every_extension() {
-        let (settings, own) = parse(SAMPLE, Some("someone-else")).unwrap();
-        assert!(!own);
+        let (settings, own) = parse(SAMPLE, Some("someone-else"), None).unwrap();
+        assert_eq!(own, Table::Absent);
         assert_eq!(settings.memory_mib, Some(128));
         assert_eq!(settings.fuel, Some(1_000_000));
         assert_eq!(settings.deadlines.command, Some(600_000));
@@ -209,13 +249,13 @@ network = true
             settings.capabilities.environment.as_deref(),
             Some(&["GITHUB_TOKEN".to_owned()][..])
         );
-        assert_eq!(parse(SAMPLE, None).unwrap().0, settings);
+        assert_eq!(parse(SAMPLE, None, None).unwrap().0, settings);
     }
 
     #[test]
     fn an_extension_table_overrides_key_by_key() {
-        let (settings, own) = parse(SAMPLE, Some("hello-world")).unwrap();
-        assert!(own);
+        let (settings, own) = parse(SAMPLE, Some("hello-world"), None).unwrap();
+        assert_eq!(own, Table::Applied);
         assert_eq!(settings.memory_mib, Some(512));
         assert_eq!(settings.fuel, Some(1_000_000));
         assert_eq!(settings.deadlines.render, Some(300));
@@ -230,19 +270,60 @@ network = true
     #[test]
     fn receipts_are_set_globally_and_per_extension() {
         let text = "receipts = true\n[extension.quiet]\nreceipts = false\n[extension.loud]\nmemory_mib = 64\n";
-        assert_eq!(parse(text, Some("other")).unwrap().0.receipts, Some(true));
-        assert_eq!(parse(text, Some("loud")).unwrap().0.receipts, Some(true));
-        assert_eq!(parse(text, Some("quiet")).unwrap().0.receipts, Some(false));
+        assert_eq!(
+            parse(text, Some("other"), None).unwrap().0.receipts,
+            Some(true)
+        );
+        assert_eq!(
+            parse(text, Some("loud"), None).unwrap().0.receipts,
+            Some(true)
+        );
+        assert_eq!(
+            parse(text, Some("quiet"), None).unwrap().0.receipts,
+            Some(false)
+        );
         let only_one = "[extension.one]\nreceipts = true\n";
-        assert_eq!(parse(only_one, Some("one")).unwrap().0.receipts, Some(true));
-        assert_eq!(parse(only_one, Some("two")).unwrap().0.receipts, None);
-        let err = parse("receipts = \"yes\"", None).unwrap_err();
+        assert_eq!(
+            parse(only_one, Some("one"), None).unwrap().0.receipts,
+            Some(true)
+        );
+        assert_eq!(parse(only_one, Some("two"), None).unwrap().0.receipts, None);
+        let err = parse("receipts = \"yes\"", None, None).unwrap_err();
         assert!(err.contains("receipts"), "{err}");
     }
 
     #[test]
+    fn a_pinned_table_applies_only_to_its_component() {
+        let pin = "ab".repeat(32);
+        let text =
+            format!("memory_mib = 64\n[extension.tool]\nmemory_mib = 1024\nsha256 = \"{pin}\"\n");
+        let (settings, own) = parse(&text, Some("tool"), Some(&pin.to_uppercase())).unwrap();
+        assert_eq!((settings.memory_mib, own), (Some(1024), Table::Applied));
+        for digest in [Some("cd".repeat(32)), None] {
+            let (settings, own) = parse(&text, Some("tool"), digest.as_deref()).unwrap();
+            assert_eq!(settings.memory_mib, Some(64), "{digest:?}");
+            assert_eq!(
+                own,
+                Table::NotThisComponent {
+                    pinned: pin.clone()
+                }
+            );
+        }
+        let err = parse("[extension.tool]\nsha256 = \"abc\"\n", Some("tool"), None).unwrap_err();
+        assert!(
+            err.contains("extension.\"tool\".sha256 must be a SHA-256"),
+            "{err}"
+        );
+        let err = parse("sha256 = \"abc\"\n", None, None).unwrap_err();
+        assert!(err.contains("sha256"), "{err}");
+    }
+
+    #[test]
     fn an_empty_file_sets_nothing() {
-        assert_eq!(parse("", Some("x")).unwrap(), (Settings::default(), false));
+        assert_eq!(
+            parse("", Some("x"), None).unwrap(),
+            (Settings::default(), Table::Absent)
+        );
     }
 
     #[test]
@@ -269,7 +350,7 @@ network = true
             ("memory_mib = 64\nmemory_mib = 65", "duplicate"),
             ("not toml at all", "line 1"),
         ] {
-            let err = parse(text, Some("x")).unwrap_err();
+            let err = parse(text, Some("x"), None).unwrap_err();
             assert!(err.contains(needle), "{text:?}: {err}");
         }
     }

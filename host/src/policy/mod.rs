@@ -73,6 +73,9 @@ pub struct Policy {
     pub file: Option<PathBuf>,
     /// Whether an `[extension."<name>"]` table applied.
     pub extension_table: bool,
+    /// The SHA-256 this extension's table is pinned to, when that is not
+    /// the running component's (so only the file's top level applied).
+    pub table_pinned_elsewhere: Option<String>,
     /// Values of the file lowered to the caps no policy can pass.
     pub notes: Vec<String>,
 }
@@ -83,6 +86,7 @@ impl Policy {
             ceilings: Ceilings::built_in(),
             file: None,
             extension_table: false,
+            table_pinned_elsewhere: None,
             notes: Vec::new(),
         }
     }
@@ -94,6 +98,10 @@ impl Policy {
             Some(path) if self.extension_table => {
                 format!("{} (with this extension's own table)", path.display())
             }
+            Some(path) if self.table_pinned_elsewhere.is_some() => format!(
+                "{} (this extension's own table is pinned to another component: not applied)",
+                path.display()
+            ),
             Some(path) => path.display().to_string(),
         }
     }
@@ -135,17 +143,23 @@ impl fmt::Display for Problem {
 }
 
 /// The ceilings for `extension` (the manifest's name, as octet passes it
-/// in `OCTET_EXTENSION_NAME`) from the user's policy file, and what was
-/// wrong with the file, if anything (the built-in ceilings apply then).
-pub fn load(extension: Option<&str>) -> (Policy, Option<Problem>) {
+/// in `OCTET_EXTENSION_NAME`) running the component whose SHA-256 is
+/// `digest` (a table pinned to another one does not apply), from the
+/// user's policy file, and what was wrong with the file, if anything (the
+/// built-in ceilings apply then).
+pub fn load(extension: Option<&str>, digest: Option<&str>) -> (Policy, Option<Problem>) {
     match path() {
-        Some(path) => load_from(&path, extension),
+        Some(path) => load_from(&path, extension, digest),
         None => (Policy::built_in(), Some(Problem::NoHome)),
     }
 }
 
 /// [`load`] from a given file.
-pub fn load_from(path: &Path, extension: Option<&str>) -> (Policy, Option<Problem>) {
+pub fn load_from(
+    path: &Path,
+    extension: Option<&str>,
+    digest: Option<&str>,
+) -> (Policy, Option<Problem>) {
     let text = match file::read(path) {
         Ok(text) => text,
         Err(file::Unusable::Missing) => return (Policy::built_in(), None),
@@ -157,13 +171,17 @@ pub fn load_from(path: &Path, extension: Option<&str>) -> (Policy, Option<Proble
             return (Policy::built_in(), Some(problem));
         }
     };
-    match format::parse(&text, extension) {
-        Ok((settings, extension_table)) => {
+    match format::parse(&text, extension, digest) {
+        Ok((settings, table)) => {
             let (ceilings, notes) = Ceilings::from_settings(&settings);
             let policy = Policy {
                 ceilings,
                 file: Some(path.to_owned()),
-                extension_table,
+                extension_table: table == format::Table::Applied,
+                table_pinned_elsewhere: match table {
+                    format::Table::NotThisComponent { pinned } => Some(pinned),
+                    _ => None,
+                },
                 notes,
             };
             (policy, None)
@@ -180,8 +198,8 @@ pub fn load_from(path: &Path, extension: Option<&str>) -> (Policy, Option<Proble
 
 /// [`load`], logging what was wrong with the file and the ceilings that
 /// apply: what `run` uses.
-pub fn load_logged(extension: Option<&str>) -> Policy {
-    let (policy, problem) = load(extension);
+pub fn load_logged(extension: Option<&str>, digest: Option<&str>) -> Policy {
+    let (policy, problem) = load(extension, digest);
     match &problem {
         None => {}
         Some(Problem::NoHome) => {
@@ -196,6 +214,10 @@ pub fn load_logged(extension: Option<&str>) -> Policy {
             crate::log!(Level::Error, "policy file invalid; the built-in ceilings apply until it is fixed",
             "path" => path.display().to_string(), "error" => message.clone())
         }
+    }
+    if let Some(pinned) = &policy.table_pinned_elsewhere {
+        crate::log!(Level::Warning, "this extension's policy table is pinned to another component; only the file's top level applies",
+            "extension" => extension, "pinned_sha256" => pinned.clone(), "component_sha256" => digest);
     }
     for note in &policy.notes {
         crate::log!(Level::Warning, "policy value past what octet-wasm allows; lowered",
@@ -229,20 +251,38 @@ mod tests {
             "memory_mib = 64\n[extension.big]\nmemory_mib = 1024\n",
             0o600,
         );
-        let (policy, problem) = load_from(&path, Some("small"));
+        let (policy, problem) = load_from(&path, Some("small"), None);
         assert_eq!(problem, None);
         assert_eq!(policy.ceilings.memory_mib, 64);
         assert!(!policy.extension_table);
         assert_eq!(policy.source(), path.display().to_string());
-        let (policy, _) = load_from(&path, Some("big"));
+        let (policy, _) = load_from(&path, Some("big"), None);
         assert_eq!(policy.ceilings.memory_mib, 1024);
         assert!(policy.source().contains("this extension's own table"));
     }
 
     #[test]
+    fn a_table_pinned_to_another_component_is_not_applied() {
+        let pin = "0f".repeat(32);
+        let (_dir, path) = policy_file(
+            &format!("memory_mib = 64\n[extension.big]\nmemory_mib = 1024\nsha256 = \"{pin}\"\n"),
+            0o600,
+        );
+        let (policy, problem) = load_from(&path, Some("big"), Some(&"11".repeat(32)));
+        assert_eq!(problem, None);
+        assert_eq!(policy.ceilings.memory_mib, 64);
+        assert!(!policy.extension_table);
+        assert_eq!(policy.table_pinned_elsewhere, Some(pin.clone()));
+        assert!(policy.source().contains("pinned to another component"));
+        let (policy, _) = load_from(&path, Some("big"), Some(&pin));
+        assert_eq!(policy.ceilings.memory_mib, 1024);
+        assert_eq!(policy.table_pinned_elsewhere, None);
+    }
+
+    #[test]
     fn a_broken_or_untrusted_file_leaves_the_built_in_ceilings() {
         let (_dir, path) = policy_file("memory_mib = 4096\nnetwork = true\n", 0o600);
-        let (policy, problem) = load_from(&path, None);
+        let (policy, problem) = load_from(&path, None, None);
         assert_eq!(policy.ceilings, Ceilings::built_in());
         let Some(Problem::Invalid { message, .. }) = &problem else {
             panic!("{problem:?}");
@@ -251,7 +291,7 @@ mod tests {
         assert!(problem.unwrap().to_string().contains("is invalid"));
 
         let (_dir, path) = policy_file("memory_mib = 4096\n", 0o620);
-        let (policy, problem) = load_from(&path, None);
+        let (policy, problem) = load_from(&path, None, None);
         assert_eq!(policy.ceilings, Ceilings::built_in());
         assert!(
             matches!(&problem, Some(Problem::Refused { reason, .. }) if reason.contains("group")),
@@ -262,7 +302,7 @@ mod tests {
     #[test]
     fn no_file_is_the_built_in_ceilings_without_a_problem() {
         let dir = tempfile::tempdir().unwrap();
-        let (policy, problem) = load_from(&dir.path().join("policy.toml"), Some("x"));
+        let (policy, problem) = load_from(&dir.path().join("policy.toml"), Some("x"), None);
         assert_eq!(problem, None);
         assert_eq!(policy.file, None);
         assert_eq!(policy.ceilings, Ceilings::built_in());

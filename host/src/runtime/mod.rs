@@ -385,14 +385,14 @@ fn link<B: Bridge>(
 /// already. Returns the cache entry.
 pub fn precompile(
     bytes: &[u8],
+    digest: &cache::ComponentDigest,
     origin: &Path,
     limits: &Limits,
     cache: &cache::Cache,
 ) -> anyhow::Result<std::path::PathBuf> {
     let engine = engine::build(limits)?;
-    let digest = cache::ComponentDigest::of(bytes);
-    if cache.holds(&engine, &digest) {
-        return Ok(cache.entry(&engine, &digest));
+    if cache.holds(&engine, digest) {
+        return Ok(cache.entry(&engine, digest));
     }
     let component = Component::new(&engine, bytes).map_err(|err| {
         anyhow::anyhow!(
@@ -403,5 +403,5 @@ pub fn precompile(
     // Check it links before caching it, so `compile` reports a component
     // `run` could never start.
     link::<offline::Offline>(&engine, &component)?;
-    cache.store(&engine, &digest, &component)
+    cache.store(&engine, digest, &component)
 }

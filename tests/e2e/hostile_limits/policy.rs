@@ -133,6 +133,53 @@ fn a_policy_raises_memory_for_one_extension_only() {
     shim.shutdown();
 }
 
+/// A table pinned to a component's SHA-256 is that component's alone: a
+/// bundle that names itself after the extension (the name is the
+/// manifest's) gets only the top level.
+#[test]
+#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+fn a_table_pinned_to_another_component_is_not_claimed_by_name() {
+    let probe = std::fs::read(crate::support::component("probe")).expect("read the probe");
+    let own = octet_wasm::runtime::cache::sha256_hex(&probe);
+    let other = "0".repeat(64);
+    let pinned = |digest: &str| {
+        format!(
+            "memory_mib = 64\n\n[extension.\"probe\"]\nmemory_mib = 512\nsha256 = \"{digest}\"\n"
+        )
+    };
+    // Pinned to another component: the probe, though named "probe", gets
+    // the top level's 64 MiB, and the log says why.
+    let mut shim = probe_under(
+        &pinned(&other),
+        0o600,
+        probe_manifest(ApiVersion::V0_2),
+        &[],
+    );
+    let record = wait_message(
+        &shim,
+        "this extension's policy table is pinned to another component; only the file's top level applies",
+    );
+    assert_eq!(field(&record, "pinned_sha256"), &json!(other));
+    assert_eq!(field(&record, "component_sha256"), &json!(own));
+    let reply = shim.tool("alloc", json!({"bytes": 100u64 << 20}));
+    tool_error(&reply, "alloc 100 MiB under the top level's 64");
+    shim.assert_alive_and_silent("a pinned table not applied");
+    shim.shutdown();
+    // Pinned to the probe itself (any case): the table applies.
+    let mut shim = probe_under(
+        &pinned(&own.to_uppercase()),
+        0o600,
+        probe_manifest(ApiVersion::V0_2),
+        &[],
+    );
+    let reply = shim.tool("alloc", json!({"bytes": 300u64 << 20}));
+    assert_eq!(
+        tool_ok(&reply, "alloc 300 MiB under its own pinned table"),
+        "allocated 314572800 bytes"
+    );
+    shim.shutdown();
+}
+
 #[test]
 #[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
 fn fuel_above_the_policy_ceiling_is_lowered() {
