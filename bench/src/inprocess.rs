@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 pub fn measure(component: &Path, n: u64, runs: usize) -> Vec<(String, Summary)> {
-    let bytes = std::fs::read(component)
+    let file = octet_wasm::runtime::component_file::read_hashed(component)
         .unwrap_or_else(|err| panic!("cannot read {}: {err}", component.display()));
     let settings = [
         ("plain (no epoch, no fuel)", false, None),
@@ -38,9 +38,8 @@ pub fn measure(component: &Path, n: u64, runs: usize) -> Vec<(String, Summary)> 
             fuel,
             ..Limits::default()
         };
-        let digest = octet_wasm::runtime::cache::ComponentDigest::of(&bytes);
-        let (rt, _) = Runtime::<Offline>::load(&bytes, &digest, component, limits, None)
-            .expect("load the bench guest");
+        let (rt, _) =
+            Runtime::<Offline>::load(&file, component, limits, None).expect("load the bench guest");
         loaded.push((name, rt));
     }
     let call = ToolCall {

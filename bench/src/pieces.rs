@@ -113,8 +113,8 @@ fn guest(iterations: usize, component: &Path) {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let digest = octet_wasm::runtime::cache::ComponentDigest::of(&bytes);
-    let (rt, _) = Runtime::<Offline>::load(&bytes, &digest, component, Limits::default(), None)
+    let file = octet_wasm::runtime::component_file::ComponentFile::from_bytes(bytes);
+    let (rt, _) = Runtime::<Offline>::load(&file, component, Limits::default(), None)
         .expect("load the bench guest");
     let sandbox = Sandbox {
         filesystem: FsAccess::None,

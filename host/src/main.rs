@@ -9,6 +9,7 @@ use octet_wasm::policy::{self, Policy};
 use octet_wasm::protocol::server::{self, Options};
 use octet_wasm::run_args::{CompileArgs, RunArgs, RuntimeArgs};
 use octet_wasm::runtime::cache::{Cache, Reach};
+use octet_wasm::runtime::component_file::read_hashed;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -280,11 +281,11 @@ fn run(args: RunArgs) -> ExitCode {
     let component = resolve(&args.component);
     // Read once: the metadata section picks the limits here, and the
     // loader hashes and (on a cache miss) compiles the same bytes.
-    let bytes = octet_wasm::runtime::component_file::read_hashed(&component)
+    let file = read_hashed(&component)
         .map_err(|err| format!("cannot read the component {}: {err}", component.display()));
-    let digest = bytes.as_ref().ok().map(|read| read.digest.hex());
+    let digest = file.as_ref().ok().map(|read| read.digest.hex());
     let policy = user_policy(digest.as_deref());
-    let defaults = bytes.as_ref().map_or_else(
+    let defaults = file.as_ref().map_or_else(
         |_| DefaultLimits::default(),
         |read| metadata_limits(&read.bytes, &component),
     );
@@ -323,7 +324,7 @@ fn run(args: RunArgs) -> ExitCode {
         Ok(runtime) => runtime,
         Err(err) => return fail(&format!("cannot start the async runtime: {err}")),
     };
-    let code = runtime.block_on(server::serve(options, bytes));
+    let code = runtime.block_on(server::serve(options, file));
     octet_wasm::receipts::finish();
     // A guest can leave threads blocked in the host (a FIFO it opened, a
     // read that never ends); dropping the runtime would wait for them.
@@ -333,14 +334,13 @@ fn run(args: RunArgs) -> ExitCode {
 
 fn compile(args: CompileArgs) -> ExitCode {
     let path = resolve(&args.component);
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
+    let file = match read_hashed(&path) {
+        Ok(file) => file,
         Err(err) => return fail(&format!("cannot read {}: {err}", path.display())),
     };
     // The same limits `run` will use, so it finds this cache entry.
-    let digest = octet_wasm::runtime::cache::ComponentDigest::of(&bytes);
-    let policy = user_policy(Some(&digest.hex()));
-    let defaults = metadata_limits(&bytes, &path);
+    let policy = user_policy(Some(&file.digest.hex()));
+    let defaults = metadata_limits(&file.bytes, &path);
     let limits = match outcome(&policy, &args.runtime.requests(), &defaults) {
         Ok(outcome) => outcome.limits,
         Err(message) => return fail(&message),
@@ -354,7 +354,7 @@ fn compile(args: CompileArgs) -> ExitCode {
             ));
         }
     };
-    match octet_wasm::runtime::precompile(&bytes, &digest, &path, &limits, &cache) {
+    match octet_wasm::runtime::precompile(&file, &path, &limits, &cache) {
         Ok(entry) => {
             octet_wasm::log!(Level::Info, "component compiled into the cache", "path" => path.display().to_string(), "entry" => entry.display().to_string());
             ExitCode::SUCCESS

@@ -5,6 +5,7 @@
 
 use super::metadata::{self, Metadata};
 use crate::runtime::cache::{self, Cache};
+use crate::runtime::component_file::{self, ComponentFile};
 use crate::runtime::offline::Offline;
 use crate::runtime::types::{Description, LifecycleKind};
 use crate::runtime::{FsAccess, Limits, Runtime, Sandbox, engine};
@@ -71,28 +72,27 @@ pub struct Analysis {
 /// Loads, validates, links and describes `path`. Uses the compiled cache
 /// `run` uses, so inspecting a large component twice compiles it once.
 pub fn analyze(path: &Path) -> anyhow::Result<Analysis> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let metadata = metadata::read(&bytes).with_context(|| format!("{}", path.display()))?;
+    let file = component_file::read_hashed(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let metadata = metadata::read(&file.bytes).with_context(|| format!("{}", path.display()))?;
     let cache = Cache::default_dir().and_then(|dir| Cache::open(&dir).ok());
     let limits = Limits::default();
-    let digest = cache::ComponentDigest::of(&bytes);
-    let runtime =
-        match Runtime::<Offline>::load(&bytes, &digest, path, limits.clone(), cache.as_ref()) {
-            Ok((runtime, _)) => runtime,
-            Err(err) => {
-                // Name what it imports and exports, so the mismatch is visible.
-                let names = interface_names(&bytes, &digest, path, cache.as_ref())
-                    .map(|(imports, exports)| {
-                        format!(
-                            "\n  imports: {}\n  exports: {}",
-                            imports.join(", "),
-                            exports.join(", ")
-                        )
-                    })
-                    .unwrap_or_default();
-                anyhow::bail!("{err:#}{names}");
-            }
-        };
+    let runtime = match Runtime::<Offline>::load(&file, path, limits.clone(), cache.as_ref()) {
+        Ok((runtime, _)) => runtime,
+        Err(err) => {
+            // Name what it imports and exports, so the mismatch is visible.
+            let names = interface_names(&file, path, cache.as_ref())
+                .map(|(imports, exports)| {
+                    format!(
+                        "\n  imports: {}\n  exports: {}",
+                        imports.join(", "),
+                        exports.join(", ")
+                    )
+                })
+                .unwrap_or_default();
+            anyhow::bail!("{err:#}{names}");
+        }
+    };
     let (engine, component) = runtime.component();
     let ty = component.component_type();
     let imports: Vec<String> = ty
@@ -132,8 +132,8 @@ pub fn analyze(path: &Path) -> anyhow::Result<Analysis> {
     })?;
     Ok(Analysis {
         path: path.to_path_buf(),
-        size: bytes.len(),
-        sha256: digest.hex(),
+        size: file.bytes.len(),
+        sha256: file.digest.hex(),
         wit_version,
         reach: Reach::from_imports(&imports),
         imports,
@@ -144,13 +144,12 @@ pub fn analyze(path: &Path) -> anyhow::Result<Analysis> {
 }
 
 fn interface_names(
-    bytes: &[u8],
-    digest: &cache::ComponentDigest,
+    file: &ComponentFile,
     path: &Path,
     cache: Option<&Cache>,
 ) -> anyhow::Result<(Vec<String>, Vec<String>)> {
     let engine = engine::build(&Limits::default())?;
-    let (component, _) = cache::load_or_compile(&engine, bytes, digest, path, cache)?;
+    let (component, _) = cache::load_or_compile(&engine, &file.bytes, &file.digest, path, cache)?;
     let ty = component.component_type();
     let names = |items: Vec<&str>| items.into_iter().map(str::to_owned).collect();
     Ok((

@@ -34,23 +34,22 @@ enum Phase {
 /// future `block_on` polls: waking the `block_on` future always goes
 /// through the driver's unpark (an eventfd write, then one more
 /// `epoll_wait`, on every request), while a spawned task woken on its own
-/// thread is queued locally.
-/// Serves the wire for the component whose `bytes` `run` read (or why it
+/// thread is queued locally. `component` is what `run` read (or why it
 /// could not).
-pub async fn serve(options: Options, bytes: Result<ComponentFile, String>) -> i32 {
-    match tokio::spawn(serve_loop(options, bytes)).await {
+pub async fn serve(options: Options, component: Result<ComponentFile, String>) -> i32 {
+    match tokio::spawn(serve_loop(options, component)).await {
         Ok(code) => code,
         Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
         Err(_) => 1,
     }
 }
 
-async fn serve_loop(options: Options, bytes: Result<ComponentFile, String>) -> i32 {
+async fn serve_loop(options: Options, component: Result<ComponentFile, String>) -> i32 {
     let initialize_deadline = Instant::now() + startup::INITIALIZE_BUDGET;
     let writer = Writer::stdout();
     let session = Arc::new(Session::new(writer.clone()));
     let mut input = transport::spawn_reader();
-    let loader = startup::start_loading(options.clone(), bytes);
+    let loader = startup::start_loading(options.clone(), component);
     let mut loaded: Option<Result<Arc<Runtime<Session>>, String>> = None;
     let mut loader = Some(loader);
     let mut phase = Phase::Starting;

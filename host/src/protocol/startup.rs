@@ -57,15 +57,15 @@ pub(super) struct Running {
 /// dropped once loaded.
 pub(super) fn start_loading(
     options: Options,
-    read: Result<ComponentFile, String>,
+    component: Result<ComponentFile, String>,
 ) -> tokio::task::JoinHandle<Result<Arc<Runtime<Session>>, String>> {
     tokio::task::spawn_blocking(move || {
         let started = std::time::Instant::now();
         // One SHA-256 per start, made while the file was read: it is
         // checked against the pin and names the cache entry.
-        let ComponentFile { bytes, digest } = read?;
+        let file = component?;
         if let Some(expected) = &options.sha256 {
-            let actual = digest.hex();
+            let actual = file.digest.hex();
             if !actual.eq_ignore_ascii_case(expected) {
                 return Err(format!(
                     "{} does not match its pinned digest: expected sha256 {expected}, found {actual}; refusing to run it (rebuild the pin with `octet-wasm manifest` or fix --sha256)",
@@ -74,8 +74,7 @@ pub(super) fn start_loading(
             }
         }
         let (runtime, source) = Runtime::load(
-            &bytes,
-            &digest,
+            &file,
             &options.component,
             options.limits.clone(),
             options.cache.as_ref(),
@@ -84,7 +83,7 @@ pub(super) fn start_loading(
         crate::log!(Level::Info, "component loaded",
             "source" => source.as_str(),
             "path" => options.component.display().to_string(),
-            "bytes" => bytes.len(),
+            "bytes" => file.bytes.len(),
             "elapsed_ms" => started.elapsed().as_secs_f64() * 1000.0,
             "cache" => options.cache.as_ref().map(|c| c.dir().display().to_string()));
         if source == LoadSource::Compiled && options.cache.is_none() {

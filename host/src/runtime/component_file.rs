@@ -23,10 +23,19 @@ const PIPELINE_FROM: usize = 1 << 20;
 /// How much is read before the hasher is told.
 const CHUNK: usize = 1 << 20;
 
-/// A component's bytes and their SHA-256.
+/// A component's bytes and their SHA-256, kept together so that the
+/// digest that names a cache entry is always that of the bytes compiled.
 pub struct ComponentFile {
     pub bytes: Vec<u8>,
     pub digest: ComponentDigest,
+}
+
+impl ComponentFile {
+    /// Bytes already in memory, hashed now.
+    pub fn from_bytes(bytes: Vec<u8>) -> ComponentFile {
+        let digest = ComponentDigest::of(&bytes);
+        ComponentFile { bytes, digest }
+    }
 }
 
 /// Reads `path` whole and hashes it.
@@ -37,26 +46,24 @@ pub fn read_hashed(path: &Path) -> io::Result<ComponentFile> {
     if len < PIPELINE_FROM {
         let mut bytes = Vec::with_capacity(len.saturating_add(1));
         file.read_to_end(&mut bytes)?;
-        let digest = ComponentDigest::of(&bytes);
-        return Ok(ComponentFile { bytes, digest });
+        return Ok(ComponentFile::from_bytes(bytes));
     }
     // One byte more than the file has, so a file that has not grown is
     // read whole into this buffer, which never moves while the hasher runs.
     let mut bytes: Vec<u8> = Vec::with_capacity(len + 1);
-    let (mut sha, read) = read_beside_hasher(&mut file, &mut bytes)?;
+    let mut sha = read_beside_hasher(&mut file, &mut bytes)?;
     // A file that grew while being read: the rest, serially.
     let tail = bytes.len();
     file.read_to_end(&mut bytes)?;
     sha.update(&bytes[tail..]);
-    debug_assert!(read <= bytes.len());
     let digest = ComponentDigest(sha.finalize().into());
     Ok(ComponentFile { bytes, digest })
 }
 
 /// Fills `bytes`'s spare capacity from `file` (until the end or the
 /// capacity) while a scoped thread hashes what has been read; returns the
-/// hash state over everything read and how much that was.
-fn read_beside_hasher(file: &mut File, bytes: &mut Vec<u8>) -> io::Result<(Sha256, usize)> {
+/// hash state over everything read.
+fn read_beside_hasher(file: &mut File, bytes: &mut Vec<u8>) -> io::Result<Sha256> {
     let capacity = bytes.capacity();
     let base = bytes.as_mut_ptr() as usize;
     let (filled_tx, filled_rx) = mpsc::channel::<usize>();
@@ -107,7 +114,7 @@ fn read_beside_hasher(file: &mut File, bytes: &mut Vec<u8>) -> io::Result<(Sha25
     let filled = outcome?;
     // SAFETY: the first `filled` bytes were written by `read` above.
     unsafe { bytes.set_len(filled) };
-    Ok((sha, filled))
+    Ok(sha)
 }
 
 #[cfg(test)]

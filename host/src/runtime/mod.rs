@@ -8,6 +8,7 @@
 
 pub mod cache;
 pub mod component_file;
+use component_file::ComponentFile;
 mod convert;
 pub mod engine;
 pub(crate) mod exports;
@@ -311,14 +312,14 @@ impl<B: Bridge> Runtime<B> {
     /// imports and pre-instantiates it, so making an instance later costs
     /// microseconds.
     pub fn load(
-        bytes: &[u8],
-        digest: &cache::ComponentDigest,
+        file: &ComponentFile,
         origin: &Path,
         limits: Limits,
         cache: Option<&cache::Cache>,
     ) -> anyhow::Result<(Self, LoadSource)> {
         let engine = engine::build(&limits)?;
-        let (component, source) = cache::load_or_compile(&engine, bytes, digest, origin, cache)?;
+        let (component, source) =
+            cache::load_or_compile(&engine, &file.bytes, &file.digest, origin, cache)?;
         let pre = link(&engine, &component)?;
         let ticker = engine::EpochTicker::start(&engine, limits.epoch_tick);
         Ok((
@@ -384,17 +385,16 @@ fn link<B: Bridge>(
 /// with the same limits will look up), unless a valid entry is there
 /// already. Returns the cache entry.
 pub fn precompile(
-    bytes: &[u8],
-    digest: &cache::ComponentDigest,
+    file: &ComponentFile,
     origin: &Path,
     limits: &Limits,
     cache: &cache::Cache,
 ) -> anyhow::Result<std::path::PathBuf> {
     let engine = engine::build(limits)?;
-    if cache.holds(&engine, digest) {
-        return Ok(cache.entry(&engine, digest));
+    if cache.holds(&engine, &file.digest) {
+        return Ok(cache.entry(&engine, &file.digest));
     }
-    let component = Component::new(&engine, bytes).map_err(|err| {
+    let component = Component::new(&engine, &file.bytes).map_err(|err| {
         anyhow::anyhow!(
             "{} is not a valid WebAssembly component: {err:#}",
             origin.display()
@@ -403,5 +403,5 @@ pub fn precompile(
     // Check it links before caching it, so `compile` reports a component
     // `run` could never start.
     link::<offline::Offline>(&engine, &component)?;
-    cache.store(&engine, digest, &component)
+    cache.store(&engine, &file.digest, &component)
 }
