@@ -325,18 +325,7 @@ impl Cache {
 /// An entry's serialized component after its header (at most `max`
 /// bytes), read into this process's memory.
 fn read_rest(file: &std::fs::File, max: u64) -> Result<Vec<u8>, String> {
-    use std::io::{Seek, SeekFrom};
-    let mut file = file;
-    file.seek(SeekFrom::Start(HEADER_BYTES as u64))
-        .map_err(|err| err.to_string())?;
-    let mut bytes = Vec::new();
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|err| err.to_string())?;
-    if bytes.len() as u64 > max {
-        return Err("it grew while being read".into());
-    }
-    Ok(bytes)
+    private::read_from(file, HEADER_BYTES as u64, max).map_err(|err| err.to_string())
 }
 
 /// An entry as read: its header and the serialized component after it.

@@ -8,7 +8,7 @@
 
 use std::ffi::CString;
 use std::fs::{File, Metadata};
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
@@ -224,16 +224,27 @@ pub fn open_file(dir: &Dir, name: &str, max: u64) -> Result<(Metadata, File), Re
 
 /// Reads `name` whole, with the checks of [`open_file`].
 pub fn read(dir: &Dir, name: &str, max: u64) -> Result<(Metadata, Vec<u8>), ReadError> {
-    let (meta, mut file) = open_file(dir, name, max)?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    Read::by_ref(&mut file)
-        .take(max + 1)
+    let (meta, file) = open_file(dir, name, max)?;
+    let bytes = read_from(&file, 0, max)?;
+    Ok((meta, bytes))
+}
+
+/// Reads an opened file from `offset` to its end, refusing more than `max`
+/// bytes (a file that grew past its checked size).
+pub fn read_from(file: &File, offset: u64, max: u64) -> Result<Vec<u8>, ReadError> {
+    let mut file = file;
+    file.seek(SeekFrom::Start(offset)).map_err(ReadError::Io)?;
+    let len = file
+        .metadata()
+        .map_or(0, |meta| meta.len().saturating_sub(offset));
+    let mut bytes = Vec::with_capacity(len.min(max) as usize);
+    file.take(max + 1)
         .read_to_end(&mut bytes)
         .map_err(ReadError::Io)?;
     if bytes.len() as u64 > max {
         return Err(ReadError::Refused("it grew while being read".into()));
     }
-    Ok((meta, bytes))
+    Ok(bytes)
 }
 
 /// Writes `bytes` to a fresh temporary file (mode 0600) and moves it to
