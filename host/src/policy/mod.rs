@@ -52,6 +52,7 @@ pub mod report;
 
 pub use ceilings::{BUILT_IN_MEMORY_MIB, Ceilings};
 pub use clamp::{Clamp, Origin};
+pub use format::Table;
 
 use crate::log::Level;
 use std::fmt;
@@ -71,11 +72,8 @@ pub struct Policy {
     pub ceilings: Ceilings,
     /// The file they came from; `None`: the built-in ceilings.
     pub file: Option<PathBuf>,
-    /// Whether an `[extension."<name>"]` table applied.
-    pub extension_table: bool,
-    /// The SHA-256 this extension's table is pinned to, when that is not
-    /// the running component's (so only the file's top level applied).
-    pub table_pinned_elsewhere: Option<String>,
+    /// Whether this extension's `[extension."<name>"]` table applied.
+    pub table: Table,
     /// Values of the file lowered to the caps no policy can pass.
     pub notes: Vec<String>,
 }
@@ -85,9 +83,22 @@ impl Policy {
         Policy {
             ceilings: Ceilings::built_in(),
             file: None,
-            extension_table: false,
-            table_pinned_elsewhere: None,
+            table: Table::Absent,
             notes: Vec::new(),
+        }
+    }
+
+    /// Whether an `[extension."<name>"]` table applied.
+    pub fn extension_table(&self) -> bool {
+        self.table == Table::Applied
+    }
+
+    /// The SHA-256 this extension's table is pinned to, when that is not
+    /// the running component's (so only the file's top level applied).
+    pub fn table_pinned_elsewhere(&self) -> Option<&str> {
+        match &self.table {
+            Table::NotThisComponent { pinned } => Some(pinned),
+            _ => None,
         }
     }
 
@@ -95,10 +106,10 @@ impl Policy {
     pub fn source(&self) -> String {
         match &self.file {
             None => "built in (no policy file)".into(),
-            Some(path) if self.extension_table => {
+            Some(path) if self.extension_table() => {
                 format!("{} (with this extension's own table)", path.display())
             }
-            Some(path) if self.table_pinned_elsewhere.is_some() => format!(
+            Some(path) if self.table_pinned_elsewhere().is_some() => format!(
                 "{} (this extension's own table is pinned to another component: not applied)",
                 path.display()
             ),
@@ -177,11 +188,7 @@ pub fn load_from(
             let policy = Policy {
                 ceilings,
                 file: Some(path.to_owned()),
-                extension_table: table == format::Table::Applied,
-                table_pinned_elsewhere: match table {
-                    format::Table::NotThisComponent { pinned } => Some(pinned),
-                    _ => None,
-                },
+                table,
                 notes,
             };
             (policy, None)
@@ -215,9 +222,9 @@ pub fn load_logged(extension: Option<&str>, digest: Option<&str>) -> Policy {
             "path" => path.display().to_string(), "error" => message.clone())
         }
     }
-    if let Some(pinned) = &policy.table_pinned_elsewhere {
+    if let Some(pinned) = policy.table_pinned_elsewhere() {
         crate::log!(Level::Warning, "this extension's policy table is pinned to another component; only the file's top level applies",
-            "extension" => extension, "pinned_sha256" => pinned.clone(), "component_sha256" => digest);
+            "extension" => extension, "pinned_sha256" => pinned, "component_sha256" => digest);
     }
     for note in &policy.notes {
         crate::log!(Level::Warning, "policy value past what octet-wasm allows; lowered",
@@ -254,7 +261,7 @@ mod tests {
         let (policy, problem) = load_from(&path, Some("small"), None);
         assert_eq!(problem, None);
         assert_eq!(policy.ceilings.memory_mib, 64);
-        assert!(!policy.extension_table);
+        assert!(!policy.extension_table());
         assert_eq!(policy.source(), path.display().to_string());
         let (policy, _) = load_from(&path, Some("big"), None);
         assert_eq!(policy.ceilings.memory_mib, 1024);
@@ -271,12 +278,12 @@ mod tests {
         let (policy, problem) = load_from(&path, Some("big"), Some(&"11".repeat(32)));
         assert_eq!(problem, None);
         assert_eq!(policy.ceilings.memory_mib, 64);
-        assert!(!policy.extension_table);
-        assert_eq!(policy.table_pinned_elsewhere, Some(pin.clone()));
+        assert!(!policy.extension_table());
+        assert_eq!(policy.table_pinned_elsewhere(), Some(pin.as_str()));
         assert!(policy.source().contains("pinned to another component"));
         let (policy, _) = load_from(&path, Some("big"), Some(&pin));
         assert_eq!(policy.ceilings.memory_mib, 1024);
-        assert_eq!(policy.table_pinned_elsewhere, None);
+        assert_eq!(policy.table_pinned_elsewhere(), None);
     }
 
     #[test]

@@ -147,8 +147,8 @@ pub fn json(policy: &Policy, outcome: &Outcome) -> Value {
     };
     json!({
         "policy": policy.file.as_ref().map(|p| p.display().to_string()),
-        "extension_table": policy.extension_table,
-        "extension_table_pinned_to": policy.table_pinned_elsewhere,
+        "extension_table": policy.extension_table(),
+        "extension_table_pinned_to": policy.table_pinned_elsewhere(),
         "ceilings": {
             "memory_mib": c.memory_mib,
             "fuel": c.fuel,
