@@ -32,7 +32,7 @@ use wasmtime::component::Component;
 const ATTACKER_KEY: [u8; 32] = [0x41; 32];
 
 /// An extension directory with a copy of hello-world no other test runs.
-struct Benign {
+pub(crate) struct Benign {
     _dir: TempDir,
     ext: PathBuf,
     wasm: PathBuf,
@@ -40,7 +40,7 @@ struct Benign {
 }
 
 impl Benign {
-    fn new(tag: &str) -> Benign {
+    pub(crate) fn new(tag: &str) -> Benign {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let ext = dir.path().join("extension");
         std::fs::create_dir_all(&ext).unwrap();
@@ -59,11 +59,11 @@ impl Benign {
     }
 
     /// Where the shim looks for this component's compiled form.
-    fn entry(&self) -> PathBuf {
+    pub(crate) fn entry(&self) -> PathBuf {
         cache_dir().join(cache::entry_name(&test_engine(), &self.bytes))
     }
 
-    fn start(&self, args: &[&str], env: &[(&str, &str)]) -> Shim {
+    pub(crate) fn start(&self, args: &[&str], env: &[(&str, &str)]) -> Shim {
         Shim::start_with_env(
             &self.ext,
             "hello-world.wasm",
@@ -76,7 +76,7 @@ impl Benign {
 
 /// `original` with a custom section appended, so its SHA-256 is unique to
 /// this test, process and moment (a custom section changes no behaviour).
-fn unique(original: &Path, tag: &str) -> Vec<u8> {
+pub(crate) fn unique(original: &Path, tag: &str) -> Vec<u8> {
     let mut bytes = std::fs::read(original).unwrap();
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -107,7 +107,7 @@ fn leb128(mut value: usize) -> Vec<u8> {
 }
 
 /// The engine `run` builds for a component without limits in its metadata.
-fn test_engine() -> wasmtime::Engine {
+pub(crate) fn test_engine() -> wasmtime::Engine {
     engine::build(&Limits::default()).expect("the engine builds")
 }
 
@@ -147,7 +147,7 @@ fn plant_cache(dir: &Path, benign: &Benign) {
 }
 
 /// Initializes and proves the benign component answers.
-fn assert_benign_answers(shim: &mut Shim) {
+pub(crate) fn assert_benign_answers(shim: &mut Shim) {
     let params = shim.init_params();
     let reply = shim.initialize_with(params);
     let result = reply.frame.outcome().and_then(|o| o.as_ref().ok()).cloned();
@@ -181,7 +181,7 @@ fn field(line: &StderrLine, name: &str) -> String {
 }
 
 /// Where the benign component came from this start: `cache` or `compiled`.
-fn load_source(shim: &Shim) -> String {
+pub(crate) fn load_source(shim: &Shim) -> String {
     field(&record(shim, "component loaded"), "source")
 }
 
@@ -217,7 +217,7 @@ fn compile(path: &Path, env: &[(&str, &str)]) -> (Option<i32>, Vec<Value>) {
 
 /// Compiles `benign` into the real cache and checks the entry is where
 /// [`Benign::entry`] says (the name the shim computes).
-fn compile_into_cache(benign: &Benign) -> PathBuf {
+pub(crate) fn compile_into_cache(benign: &Benign) -> PathBuf {
     let (code, records) = compile(&benign.wasm, &[]);
     assert_eq!(code, Some(0), "compile failed: {records:?}");
     let entry = records

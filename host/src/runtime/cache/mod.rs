@@ -22,13 +22,16 @@
 //!   the file changes;
 //! - a guest that can reach the cache never sees a live key: its shim
 //!   deletes the key before the guest starts and tells other shims not to
-//!   make a new one while it runs ([`guard`], [`exposure`]).
+//!   make a new one while it runs ([`guard`], [`exposure`]);
+//! - it stays bounded: each store removes entries sealed under an earlier
+//!   key and the least recently used beyond 2 GiB ([`trim`]).
 
 mod entry;
 mod exposure;
 mod key;
 pub(crate) mod private;
 mod sealed;
+mod trim;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -228,13 +231,14 @@ impl Cache {
     /// not yet authenticated.
     fn read(&self, binding: &Binding) -> Result<Option<Entry>, String> {
         let name = binding.file_name();
-        let (_, mut file) = match private::open_file(&self.inner.dir, &name, MAX_ENTRY_BYTES) {
+        let (_, file) = match private::open_file(&self.inner.dir, &name, MAX_ENTRY_BYTES) {
             Ok(opened) => opened,
             Err(ReadError::Missing) => return Ok(None),
             Err(err) => return Err(err.to_string()),
         };
         let mut header = [0; HEADER_BYTES];
-        file.read_exact(&mut header)
+        (&file)
+            .read_exact(&mut header)
             .map_err(|err| match err.kind() {
                 std::io::ErrorKind::UnexpectedEof => {
                     "it is truncated (shorter than its header)".to_owned()
@@ -251,7 +255,7 @@ impl Cache {
             Err(CopyError::Read(err)) => return Err(err.to_string()),
             Err(CopyError::TooLarge) => return Err("it grew while being read".into()),
         };
-        Ok(Some(Entry { header, code }))
+        Ok(Some(Entry { file, header, code }))
     }
 
     /// Whether a valid entry for the component with `digest` and `engine`
@@ -271,6 +275,7 @@ impl Cache {
             return Ok(None);
         };
         entry.verify(&self.inner.key, &binding)?;
+        trim::touch(&entry.file);
         // SAFETY (both calls): the bytes are those whose MAC was just
         // checked under this user's secret key for exactly this component,
         // this engine's settings and this binary's version, so this program
@@ -313,7 +318,26 @@ impl Cache {
         let name = binding.file_name();
         private::write(&self.inner.dir, &name, &sealed, true)
             .map_err(|err| anyhow::anyhow!("cannot write {name}: {err}"))?;
+        self.trim(&name);
         Ok(self.inner.path.join(name))
+    }
+
+    /// Trims the cache after `stored` was written (a store already costs a
+    /// compile, so the directory scan is not noticed). A failure leaves the
+    /// cache larger, never wrong: it is logged and the start goes on.
+    fn trim(&self, stored: &str) {
+        let dir = self.inner.path.display().to_string();
+        match trim::trim(&self.inner.dir, stored, trim::MAX_BYTES) {
+            Ok(trimmed) if trimmed == trim::Trimmed::default() => {}
+            Ok(trimmed) => {
+                crate::log!(Level::Info, "trimmed the compiled cache", "dir" => dir,
+                    "dead" => trimmed.dead, "evicted" => trimmed.evicted,
+                    "leftovers" => trimmed.leftovers, "bytes" => trimmed.bytes)
+            }
+            Err(err) => {
+                crate::log!(Level::Warning, "cannot trim the compiled cache", "dir" => dir, "error" => err.to_string())
+            }
+        }
     }
 
     /// Stops all further use of the cache by this process.
@@ -330,6 +354,8 @@ fn read_rest(file: &std::fs::File, max: u64) -> Result<Vec<u8>, String> {
 
 /// An entry as read: its header and the serialized component after it.
 struct Entry {
+    /// The entry's file, still open: a load marks it used.
+    file: std::fs::File,
     header: [u8; HEADER_BYTES],
     code: Code,
 }

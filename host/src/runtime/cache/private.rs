@@ -247,6 +247,9 @@ pub fn read_from(file: &File, offset: u64, max: u64) -> Result<Vec<u8>, ReadErro
     Ok(bytes)
 }
 
+/// How [`write`]'s temporary files are named.
+pub const TEMP_PREFIX: &str = ".tmp-";
+
 /// Writes `bytes` to a fresh temporary file (mode 0600) and moves it to
 /// `name`: replacing what is there when `replace`, else only if `name` does
 /// not exist yet (returns `false` when another writer got there first). A
@@ -258,7 +261,7 @@ pub fn write(dir: &Dir, name: &str, bytes: &[u8], replace: bool) -> io::Result<b
         .map(|d| d.as_nanos())
         .unwrap_or_default();
     let temp = format!(
-        ".tmp-{}-{}-{nonce}",
+        "{TEMP_PREFIX}{}-{}-{nonce}",
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     );

@@ -163,6 +163,7 @@ fn the_heap_fallback_reads_the_component_after_the_header_and_checks_the_same_ma
     assert_eq!(bytes, b"serialized code");
     let header: [u8; HEADER_BYTES] = sealed[..HEADER_BYTES].try_into().unwrap();
     let heap = Entry {
+        file: file.try_clone().unwrap(),
         header,
         code: Code::Heap(bytes),
     };
@@ -171,6 +172,7 @@ fn the_heap_fallback_reads_the_component_after_the_header_and_checks_the_same_ma
     // The sealed copy of the same entry verifies alike.
     let copy = Sealed::copy_from(&file, HEADER_BYTES as u64, 1 << 20).unwrap();
     let sealed_entry = Entry {
+        file: file.try_clone().unwrap(),
         header,
         code: Code::Sealed(copy),
     };
