@@ -262,23 +262,12 @@ mod tests {
     }
 
     fn set_age(dir: &Dir, name: &str, age: Duration) {
-        let when = SystemTime::now() - age;
-        let since = when.duration_since(SystemTime::UNIX_EPOCH).unwrap();
-        let time = libc::timespec {
-            tv_sec: since.as_secs() as libc::time_t,
-            tv_nsec: since.subsec_nanos() as libc::c_long,
-        };
-        let c_name = CString::new(name).unwrap();
-        // SAFETY: valid name and two timespecs.
-        let status = unsafe {
-            libc::utimensat(
-                dir.fd().as_raw_fd(),
-                c_name.as_ptr(),
-                [time, time].as_ptr(),
-                0,
-            )
-        };
-        assert_eq!(status, 0);
+        set_modified(dir, name, SystemTime::now() - age);
+    }
+
+    fn set_modified(dir: &Dir, name: &str, when: SystemTime) {
+        let (_, file) = private::open_file(dir, name, u64::MAX).unwrap();
+        file.set_modified(when).unwrap();
     }
 
     fn present(dir: &Dir) -> Vec<String> {
@@ -362,23 +351,7 @@ mod tests {
         let dir = cache_dir(home.path());
         put(&dir, &entry_name(1), 10, Duration::from_secs(60));
         assert!(private::write(&dir, "key", &[0; 32], true).unwrap());
-        let ahead = SystemTime::now() + Duration::from_secs(86400);
-        let since = ahead.duration_since(SystemTime::UNIX_EPOCH).unwrap();
-        let time = libc::timespec {
-            tv_sec: since.as_secs() as libc::time_t,
-            tv_nsec: 0,
-        };
-        let c_name = CString::new("key").unwrap();
-        // SAFETY: valid name and two timespecs.
-        let status = unsafe {
-            libc::utimensat(
-                dir.fd().as_raw_fd(),
-                c_name.as_ptr(),
-                [time, time].as_ptr(),
-                0,
-            )
-        };
-        assert_eq!(status, 0);
+        set_modified(&dir, "key", SystemTime::now() + Duration::from_secs(86400));
         assert_eq!(trim(&dir, "none", MAX_BYTES).unwrap(), Trimmed::default());
         assert!(present(&dir).contains(&entry_name(1)));
     }
