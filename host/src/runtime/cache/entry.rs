@@ -70,6 +70,17 @@ impl Binding {
         format!("{}-{}.cwasm", hex(&self.component), hex(&tag[..8]))
     }
 
+    /// Whether `name` has the form [`Binding::file_name`] gives:
+    /// `<64 hex>-<16 hex>.cwasm`.
+    pub fn is_file_name(name: &str) -> bool {
+        let hex_of = |part: &str, len: usize| {
+            part.len() == len && part.bytes().all(|b| b.is_ascii_hexdigit())
+        };
+        name.strip_suffix(".cwasm")
+            .and_then(|stem| stem.split_once('-'))
+            .is_some_and(|(digest, tag)| hex_of(digest, 64) && hex_of(tag, 16))
+    }
+
     /// The MAC state under `key` for an entry of `len` serialized bytes
     /// for this binding, before those bytes.
     fn mac_start(&self, key: &Key, len: u64) -> blake3::Hasher {
@@ -258,5 +269,22 @@ mod tests {
         assert!(a.file_name().starts_with(&hex(&a.component)));
         assert_ne!(a.file_name(), b.file_name());
         assert!(a.file_name().ends_with(".cwasm"));
+    }
+
+    #[test]
+    fn entry_names_are_recognised_and_nothing_else() {
+        let name = binding(b"a").file_name();
+        assert!(Binding::is_file_name(&name));
+        assert!(!Binding::is_file_name("key"));
+        assert!(!Binding::is_file_name(&name.replace(".cwasm", ".wasm")));
+        assert!(!Binding::is_file_name(&format!(
+            "{}-ab.cwasm",
+            "0".repeat(64)
+        )));
+        assert!(!Binding::is_file_name(&format!(
+            "{}-{}.cwasm",
+            "g".repeat(64),
+            "0".repeat(16)
+        )));
     }
 }

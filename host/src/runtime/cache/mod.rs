@@ -477,7 +477,9 @@ fn delete_key(home: &Path, dir: &Path) -> Result<(), String> {
         .strip_prefix(home)
         .unwrap_or(Path::new(CACHE_BELOW_HOME));
     match private::open_existing(home, below) {
-        Ok(Some(cache)) => private::remove(&cache, KEY_FILE).map_err(|err| err.to_string()),
+        Ok(Some(cache)) => private::remove(&cache, KEY_FILE)
+            .map(drop)
+            .map_err(|err| err.to_string()),
         Ok(None) => Ok(()),
         // Not a directory any shim would use; remove whatever the path
         // names anyway.

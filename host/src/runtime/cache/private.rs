@@ -314,8 +314,8 @@ pub fn create_new(dir: &Dir, name: &str) -> io::Result<File> {
     Ok(File::from(fd))
 }
 
-/// Removes `name` (a missing file is not an error).
-pub fn remove(dir: &Dir, name: &str) -> io::Result<()> {
+/// Removes `name`; whether it was there (a missing file is not an error).
+pub fn remove(dir: &Dir, name: &str) -> io::Result<bool> {
     let name = c_name(Path::new(name))?;
     // SAFETY: `name` is NUL-terminated and outlives the call.
     if unsafe { libc::unlinkat(dir.fd.as_raw_fd(), name.as_ptr(), 0) } != 0 {
@@ -323,8 +323,9 @@ pub fn remove(dir: &Dir, name: &str) -> io::Result<()> {
         if err.kind() != io::ErrorKind::NotFound {
             return Err(err);
         }
+        return Ok(false);
     }
-    Ok(())
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -353,7 +354,7 @@ mod tests {
             .collect();
         assert_eq!(leftovers, ["entry"], "temporary files are cleaned up");
         assert!(matches!(read(&dir, "entry", 2), Err(ReadError::Refused(_))));
-        remove(&dir, "entry").unwrap();
+        assert!(remove(&dir, "entry").unwrap());
         assert!(matches!(read(&dir, "entry", 16), Err(ReadError::Missing)));
     }
 

@@ -14,16 +14,16 @@
 //! - temporary files a writer left behind when it died are removed once
 //!   they are an hour old (a live write takes well under a second).
 //!
-//! Only names the cache itself makes are considered, only regular files of
-//! this user, and only by `unlinkat` relative to the checked directory's
-//! descriptor (which never follows a symbolic link). A shim still loading
-//! an entry another shim removes keeps the copy it already opened.
+//! Only names the cache itself makes are considered, only files
+//! [`private::open_file`] accepts (regular, this user's, no symbolic link),
+//! and only by [`private::remove`] relative to the checked directory's
+//! descriptor (`unlinkat` never follows a link). A shim still loading an
+//! entry another shim removes keeps the copy it already opened.
 
-use super::private::{self, Dir};
-use std::ffi::{CStr, CString};
+use super::entry::Binding;
+use super::private::{self, Dir, ReadError};
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::{Duration, SystemTime};
 
 /// The most the cache keeps of the entries that can still load: about 55
@@ -47,7 +47,7 @@ pub struct Trimmed {
     pub bytes: u64,
 }
 
-/// One file of the cache directory, as `fstatat` saw it.
+/// One file of the cache directory, as its metadata showed it.
 struct Found {
     name: String,
     bytes: u64,
@@ -60,22 +60,27 @@ pub fn trim(dir: &Dir, keep: &str, max_bytes: u64) -> io::Result<Trimmed> {
     let now = SystemTime::now();
     // A key made "in the future" means the clock went back since: every
     // entry would look older than it, so no entry is called dead.
-    let key_made = stat(dir, super::key::KEY_FILE)?
+    let key_made = found(dir, super::key::KEY_FILE)?
         .map(|key| key.modified)
         .filter(|made| *made <= now);
     let mut trimmed = Trimmed::default();
+    let mut kept_bytes = 0;
     let mut live = Vec::new();
     for name in names(dir)? {
-        let Some(found) = stat(dir, &name)? else {
+        let is_temporary = name.starts_with(private::TEMP_PREFIX);
+        if !is_temporary && !Binding::is_file_name(&name) {
+            continue;
+        }
+        let Some(found) = found(dir, &name)? else {
             continue;
         };
-        if is_temporary(&name) {
+        if is_temporary {
             let age = now.duration_since(found.modified).unwrap_or_default();
             if age >= STALE_TEMP && remove(dir, &found, &mut trimmed.bytes) {
                 trimmed.leftovers += 1;
             }
-        } else if !is_entry(&name) || name == keep {
-            continue;
+        } else if name == keep {
+            kept_bytes = found.bytes;
         } else if key_made.is_some_and(|made| found.modified < made) {
             if remove(dir, &found, &mut trimmed.bytes) {
                 trimmed.dead += 1;
@@ -84,9 +89,8 @@ pub fn trim(dir: &Dir, keep: &str, max_bytes: u64) -> io::Result<Trimmed> {
             live.push(found);
         }
     }
-    let kept_first = stat(dir, keep)?.map_or(0, |entry| entry.bytes);
     live.sort_by_key(|found| std::cmp::Reverse(found.modified));
-    let mut total = kept_first;
+    let mut total = kept_bytes;
     for found in live {
         total = total.saturating_add(found.bytes);
         if total > max_bytes && remove(dir, &found, &mut trimmed.bytes) {
@@ -99,113 +103,41 @@ pub fn trim(dir: &Dir, keep: &str, max_bytes: u64) -> io::Result<Trimmed> {
 /// Marks a loaded entry as used now, so [`trim`] keeps it over entries
 /// used longer ago. A failure only costs the entry its place.
 pub fn touch(file: &File) {
-    let times = [
-        libc::timespec {
-            tv_sec: 0,
-            tv_nsec: libc::UTIME_OMIT,
-        },
-        libc::timespec {
-            tv_sec: 0,
-            tv_nsec: libc::UTIME_NOW,
-        },
-    ];
-    // SAFETY: `times` holds two valid timespecs and outlives the call; the
-    // descriptor is open.
-    unsafe { libc::futimens(file.as_raw_fd(), times.as_ptr()) };
-}
-
-/// Whether `name` is an entry's: `<64 hex>-<16 hex>.cwasm`.
-fn is_entry(name: &str) -> bool {
-    let Some(stem) = name.strip_suffix(".cwasm") else {
-        return false;
-    };
-    let Some((digest, tag)) = stem.split_once('-') else {
-        return false;
-    };
-    let hex =
-        |part: &str, len: usize| part.len() == len && part.bytes().all(|b| b.is_ascii_hexdigit());
-    hex(digest, 64) && hex(tag, 16)
-}
-
-/// Whether `name` is one of [`private::write`]'s temporary files.
-fn is_temporary(name: &str) -> bool {
-    name.starts_with(private::TEMP_PREFIX)
+    let _ = file.set_modified(SystemTime::now());
 }
 
 /// Removes `found`, adding its size to `freed`; whether it was removed (a
-/// file another shim removed first does not count).
+/// file another shim removed first, or one that cannot be removed, does not
+/// count and stops nothing).
 fn remove(dir: &Dir, found: &Found, freed: &mut u64) -> bool {
-    let Ok(name) = CString::new(found.name.as_bytes()) else {
-        return false;
-    };
-    // SAFETY: `name` is NUL-terminated and outlives the call.
-    if unsafe { libc::unlinkat(dir.fd().as_raw_fd(), name.as_ptr(), 0) } != 0 {
-        return false;
+    let removed = matches!(private::remove(dir, &found.name), Ok(true));
+    if removed {
+        *freed += found.bytes;
     }
-    *freed += found.bytes;
-    true
+    removed
 }
 
-/// `name` in `dir` without following a symbolic link: `None` unless it is
-/// a regular file of this user (or it vanished).
-fn stat(dir: &Dir, name: &str) -> io::Result<Option<Found>> {
-    let c_name = CString::new(name.as_bytes())?;
-    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: `c_name` is NUL-terminated, `st` is valid for one `stat`.
-    let status = unsafe {
-        libc::fstatat(
-            dir.fd().as_raw_fd(),
-            c_name.as_ptr(),
-            st.as_mut_ptr(),
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
+/// `name` in `dir`, if [`private::open_file`] accepts it; `None` when it
+/// is missing or refused (not regular, another user's, a symbolic link).
+fn found(dir: &Dir, name: &str) -> io::Result<Option<Found>> {
+    let meta = match private::open_file(dir, name, u64::MAX) {
+        Ok((meta, _)) => meta,
+        Err(ReadError::Missing | ReadError::Refused(_)) => return Ok(None),
+        Err(ReadError::Io(err)) => return Err(err),
     };
-    if status != 0 {
-        let err = io::Error::last_os_error();
-        return match err.kind() {
-            io::ErrorKind::NotFound => Ok(None),
-            _ => Err(err),
-        };
-    }
-    // SAFETY: fstatat succeeded, so it filled `st`.
-    let st = unsafe { st.assume_init() };
-    if st.st_mode & libc::S_IFMT != libc::S_IFREG || st.st_uid != private::euid() {
-        return Ok(None);
-    }
-    let modified = SystemTime::UNIX_EPOCH
-        + Duration::new(
-            u64::try_from(st.st_mtime).unwrap_or(0),
-            u32::try_from(st.st_mtime_nsec).unwrap_or(0),
-        );
     Ok(Some(Found {
         name: name.to_owned(),
-        bytes: u64::try_from(st.st_size).unwrap_or(0),
-        modified,
+        bytes: meta.len(),
+        modified: meta.modified()?,
     }))
 }
 
 /// The names in `dir` (UTF-8 ones only: the cache makes no others), read
-/// through a duplicate of its descriptor.
+/// through a fresh open of the same directory (`openat(fd, ".")`).
 fn names(dir: &Dir) -> io::Result<Vec<String>> {
-    // SAFETY: dup of an open descriptor; the result is owned below.
-    let dup = unsafe { libc::fcntl(dir.fd().as_raw_fd(), libc::F_DUPFD_CLOEXEC, 0) };
-    if dup < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `dup` is a fresh descriptor nothing else owns.
-    let dup = unsafe { OwnedFd::from_raw_fd(dup) };
-    let stream = Stream::open(dup)?;
     let mut names = Vec::new();
-    loop {
-        // SAFETY: the stream is open; readdir's entry lives until the next
-        // call on this stream, and its name is copied before that.
-        let entry = unsafe { libc::readdir(stream.0) };
-        if entry.is_null() {
-            break;
-        }
-        // SAFETY: a non-null entry has a NUL-terminated name.
-        let name = unsafe { CStr::from_ptr((*entry).d_name.as_ptr()) };
-        if let Ok(name) = name.to_str()
+    for entry in rustix::fs::Dir::read_from(dir.fd())? {
+        if let Ok(name) = entry?.file_name().to_str()
             && name != "."
             && name != ".."
         {
@@ -213,36 +145,6 @@ fn names(dir: &Dir) -> io::Result<Vec<String>> {
         }
     }
     Ok(names)
-}
-
-/// A directory stream, closed on drop.
-struct Stream(*mut libc::DIR);
-
-impl Stream {
-    fn open(fd: OwnedFd) -> io::Result<Stream> {
-        use std::os::fd::IntoRawFd;
-        let raw = fd.into_raw_fd();
-        // SAFETY: `raw` is an open directory descriptor; on success the
-        // stream owns it.
-        let stream = unsafe { libc::fdopendir(raw) };
-        if stream.is_null() {
-            let err = io::Error::last_os_error();
-            // SAFETY: fdopendir failed, so `raw` is still ours to close.
-            drop(unsafe { OwnedFd::from_raw_fd(raw) });
-            return Err(err);
-        }
-        // The duplicate shares its offset with the original: start over.
-        // SAFETY: the stream is open.
-        unsafe { libc::rewinddir(stream) };
-        Ok(Stream(stream))
-    }
-}
-
-impl Drop for Stream {
-    fn drop(&mut self) {
-        // SAFETY: the stream is open and closed only here.
-        unsafe { libc::closedir(self.0) };
-    }
 }
 
 #[cfg(test)]
@@ -280,19 +182,6 @@ mod tests {
         private::open_chain(home, Path::new(".cache/octet-wasm"))
             .unwrap()
             .1
-    }
-
-    #[test]
-    fn names_follow_the_cache_s_own_pattern() {
-        assert!(is_entry(&entry_name(1)));
-        assert!(!is_entry("key"));
-        assert!(!is_entry(&entry_name(1).replace(".cwasm", ".wasm")));
-        assert!(!is_entry(&format!("{}-ab.cwasm", "0".repeat(64))));
-        assert!(!is_entry(&format!(
-            "{}-{}.cwasm",
-            "g".repeat(64),
-            "0".repeat(16)
-        )));
     }
 
     #[test]
