@@ -49,13 +49,15 @@ fn second_start_loads_from_the_cache() {
 fn plant(name: &str, bytes: &[u8], when: SystemTime) -> PathBuf {
     let path = cache_dir().join(name);
     std::fs::write(&path, bytes).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&path)
+    set_modified(&path, when);
+    path
+}
+
+fn set_modified(path: &Path, when: SystemTime) {
+    std::fs::File::open(path)
         .unwrap()
         .set_modified(when)
         .unwrap();
-    path
 }
 
 fn modified(path: &Path) -> SystemTime {
@@ -118,12 +120,7 @@ fn a_load_from_the_cache_marks_its_entry_used() {
     let entry = compile_into_cache(&benign);
     let key_made = modified(&cache_dir().join("key"));
     // As if last used when the key was made (not older: that would be dead).
-    std::fs::File::options()
-        .write(true)
-        .open(&entry)
-        .unwrap()
-        .set_modified(key_made)
-        .unwrap();
+    set_modified(&entry, key_made);
     let before = SystemTime::now();
     let mut shim = benign.start(&[], &[]);
     assert_benign_answers(&mut shim);
