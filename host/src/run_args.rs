@@ -120,7 +120,7 @@ impl std::fmt::Display for EntrypointError {
 
 /// `--sha256` must name a whole SHA-256 digest.
 pub fn check_sha256(hex: &str) -> Result<(), String> {
-    if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if crate::runtime::cache::ComponentDigest::is_hex(hex) {
         Ok(())
     } else {
         Err("--sha256 expects 64 hexadecimal digits".into())

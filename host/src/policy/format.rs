@@ -150,7 +150,7 @@ impl Settings {
             return Err(format!("{} must be at least 1", at("fuel")));
         }
         if let Some(pin) = &self.sha256
-            && (pin.len() != 64 || !pin.bytes().all(|b| b.is_ascii_hexdigit()))
+            && !crate::runtime::cache::ComponentDigest::is_hex(pin)
         {
             return Err(format!(
                 "{} must be a SHA-256 in hex (64 characters), as `octet-wasm inspect` shows it",

@@ -37,6 +37,16 @@ impl ComponentDigest {
     pub fn hex(&self) -> String {
         hex(&self.0)
     }
+
+    /// Whether `text` is a SHA-256 written in hex (either case), as
+    /// `--sha256` and a policy table's pin must be.
+    pub fn is_hex(text: &str) -> bool {
+        is_hex_of_len(text, 64)
+    }
+}
+
+fn is_hex_of_len(text: &str, len: usize) -> bool {
+    text.len() == len && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// What an entry is for.
@@ -73,12 +83,9 @@ impl Binding {
     /// Whether `name` has the form [`Binding::file_name`] gives:
     /// `<64 hex>-<16 hex>.cwasm`.
     pub fn is_file_name(name: &str) -> bool {
-        let hex_of = |part: &str, len: usize| {
-            part.len() == len && part.bytes().all(|b| b.is_ascii_hexdigit())
-        };
         name.strip_suffix(".cwasm")
             .and_then(|stem| stem.split_once('-'))
-            .is_some_and(|(digest, tag)| hex_of(digest, 64) && hex_of(tag, 16))
+            .is_some_and(|(digest, tag)| ComponentDigest::is_hex(digest) && is_hex_of_len(tag, 16))
     }
 
     /// The MAC state under `key` for an entry of `len` serialized bytes
