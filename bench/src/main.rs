@@ -69,8 +69,8 @@ fn parse_args() -> Config {
         burn_on: true,
         guest_dir: root.join("bench/hello"),
         guest_component: "bench-guest.wasm".into(),
-        shim: root.join("target/x86_64-unknown-linux-gnu/release/octet-wasm"),
-        floor: root.join("target/x86_64-unknown-linux-gnu/release/native-floor"),
+        shim: root.join("target/x86_64-unknown-linux-musl/release/octet-wasm"),
+        floor: root.join("target/x86_64-unknown-linux-musl/release/native-floor"),
         root,
     };
     let mut args = std::env::args().skip(1);

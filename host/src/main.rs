@@ -8,7 +8,7 @@ use octet_wasm::policy::report::{Outcome, Requests};
 use octet_wasm::policy::{self, Policy};
 use octet_wasm::protocol::server::{self, Options};
 use octet_wasm::run_args::{CompileArgs, RunArgs, RuntimeArgs};
-use octet_wasm::runtime::cache::{Cache, Reach};
+use octet_wasm::runtime::cache::Cache;
 use octet_wasm::runtime::component_file::read_hashed;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -102,13 +102,13 @@ impl Command {
 }
 
 fn main() -> ExitCode {
-    // `run` is what octet starts with the bundle's environment: clean it
-    // before anything in the C library consults it.
+    // `run` and `compile` are what octet may start, with the bundle's
+    // environment: keep only `OCTET_*` before any library reads it.
     if std::env::args_os()
         .nth(1)
-        .is_some_and(|command| command == "run")
+        .is_some_and(|command| command == "run" || command == "compile")
     {
-        octet_wasm::process_env::ensure_clean();
+        octet_wasm::process_env::confine();
     }
     // The bundle can set OCTET_WASM_LOG too: it may ask for more detail, but
     // never hide the warnings and errors that tell the user what the shim
@@ -240,7 +240,7 @@ fn metadata_limits(bytes: &[u8], component: &Path) -> DefaultLimits {
 
 /// The cache for `run`: the user's, or none (with a warning saying why).
 fn cache(args: &RuntimeArgs) -> Option<Cache> {
-    match open_cache(args, true) {
+    match open_cache(args) {
         Ok(cache) => cache,
         Err(reason) => {
             octet_wasm::log!(Level::Warning, "compiled-component cache not used; every start compiles", "reason" => reason);
@@ -252,8 +252,8 @@ fn cache(args: &RuntimeArgs) -> Option<Cache> {
 /// Opens the user's compiled cache (`None` under `--no-cache`). The
 /// manifest can pass `--cache-dir` and set `OCTET_WASM_CACHE_DIR`, so both
 /// would let an extension choose which native code runs: they are reported
-/// and ignored. `cwd_is_workspace`: see `Reach::from_env`.
-fn open_cache(args: &RuntimeArgs, cwd_is_workspace: bool) -> Result<Option<Cache>, String> {
+/// and ignored.
+fn open_cache(args: &RuntimeArgs) -> Result<Option<Cache>, String> {
     let location = Cache::default_dir().map_or_else(
         || "nowhere (this user has no home directory in the user database)".to_owned(),
         |dir| dir.display().to_string(),
@@ -269,7 +269,7 @@ fn open_cache(args: &RuntimeArgs, cwd_is_workspace: bool) -> Result<Option<Cache
     if args.no_cache {
         return Ok(None);
     }
-    Cache::user(&Reach::from_env(cwd_is_workspace)).map(Some)
+    Cache::user().map(Some)
 }
 
 fn fail(message: &str) -> ExitCode {
@@ -345,7 +345,7 @@ fn compile(args: CompileArgs) -> ExitCode {
         Ok(outcome) => outcome.limits,
         Err(message) => return fail(&message),
     };
-    let cache = match open_cache(&args.runtime, false) {
+    let cache = match open_cache(&args.runtime) {
         Ok(Some(cache)) => cache,
         Ok(None) => return fail("--no-cache leaves `compile` nothing to do"),
         Err(reason) => {

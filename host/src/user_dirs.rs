@@ -9,13 +9,13 @@
 //! effective uid, never under a path read from the environment or the
 //! command line.
 
-use std::ffi::CStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 /// The effective user's home directory from the user database
-/// (`getpwuid_r`), or `None` when the user has no entry or no home. Looked
-/// up once per process: the cache, its guard and the policy all ask.
+/// ([`crate::user_db`]), or `None` when no database names one. Looked up
+/// once per process: the cache, its guard and the policy all ask. `None`
+/// is logged once, as one line: the shim then starts with the built-in
+/// ceilings and no compiled cache.
 pub fn home_dir() -> Option<PathBuf> {
     static HOME: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     HOME.get_or_init(look_up_home).clone()
@@ -24,34 +24,18 @@ pub fn home_dir() -> Option<PathBuf> {
 fn look_up_home() -> Option<PathBuf> {
     // SAFETY: geteuid has no preconditions and cannot fail.
     let uid = unsafe { libc::geteuid() };
-    let mut buffer = vec![0u8; 4096];
-    loop {
-        // SAFETY: all-zero is a valid `passwd` (null pointers, zero ids).
-        let mut entry: libc::passwd = unsafe { std::mem::zeroed() };
-        let mut found: *mut libc::passwd = std::ptr::null_mut();
-        // SAFETY: every pointer is valid for the call; the strings the entry
-        // points to live in `buffer`, which outlives their use below.
-        let status = unsafe {
-            libc::getpwuid_r(
-                uid,
-                &mut entry,
-                buffer.as_mut_ptr().cast(),
-                buffer.len(),
-                &mut found,
-            )
-        };
-        if status == libc::ERANGE && buffer.len() < 1 << 20 {
-            buffer.resize(buffer.len() * 4, 0);
-            continue;
+    match crate::user_db::home(uid) {
+        Ok(Some((home, _))) => Some(home),
+        Ok(None) => {
+            crate::log!(crate::log::Level::Error, "no user database names a home directory for this user (not /etc/passwd, nscd or systemd's user database); the built-in ceilings apply and nothing is cached",
+                "uid" => uid);
+            None
         }
-        if status != 0 || found.is_null() || entry.pw_dir.is_null() {
-            return None;
+        Err(why) => {
+            crate::log!(crate::log::Level::Error, "cannot look up this user's home directory; the built-in ceilings apply and nothing is cached",
+                "uid" => uid, "error" => why);
+            None
         }
-        // SAFETY: getpwuid_r succeeded, so pw_dir is a NUL-terminated
-        // string inside `buffer`.
-        let dir = unsafe { CStr::from_ptr(entry.pw_dir) };
-        let dir = PathBuf::from(std::ffi::OsStr::from_bytes(dir.to_bytes()));
-        return dir.is_absolute().then_some(dir);
     }
 }
 

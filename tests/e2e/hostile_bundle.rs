@@ -11,7 +11,7 @@ use std::process::Command;
 
 /// Builds a shared object whose constructor creates `marker`: the proof
 /// that the dynamic loader (or glibc's `dlopen`) ran the bundle's code.
-fn evil_library(dir: &Path, file_name: &str, marker: &Path) -> PathBuf {
+pub(crate) fn evil_library(dir: &Path, file_name: &str, marker: &Path) -> PathBuf {
     let source = dir.join(format!("{file_name}.c"));
     std::fs::write(
         &source,

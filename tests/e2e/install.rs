@@ -6,7 +6,7 @@
 //! A release build takes about 10 minutes on 2 cores, so the size is
 //! checked on whichever release binaries exist: `$OCTET_WASM_RELEASE_BINARY`
 //! (e.g. `~/.cargo/bin/octet-wasm` after `scripts/install`; the test fails
-//! if it names nothing) and `target/x86_64-unknown-linux-gnu/release/`
+//! if it names nothing) and `target/x86_64-unknown-linux-musl/release/`
 //! (what `cargo build --release` and `scripts/install` build). The static
 //! linking is checked on the binary under test as well, on every run.
 
@@ -33,7 +33,7 @@ fn release_binaries() -> Vec<PathBuf> {
         );
         found.push(named);
     }
-    let built = repo_root().join("target/x86_64-unknown-linux-gnu/release/octet-wasm");
+    let built = repo_root().join("target/x86_64-unknown-linux-musl/release/octet-wasm");
     if built.is_file() {
         found.push(built);
     }

@@ -40,6 +40,7 @@ mod install;
 mod isolation;
 mod manifest_mismatch;
 mod negotiation;
+mod no_code_loading;
 mod progress;
 mod python_agents;
 mod python_api_04;

@@ -9,9 +9,11 @@ use octet_hostsim::{
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
@@ -37,17 +39,113 @@ pub fn repo_root() -> PathBuf {
         .to_owned()
 }
 
-/// The shim binary under test.
+/// The shim binary under test. Every test that runs it asks for it here,
+/// so this is where the suite refuses to run outside a private home.
 pub fn shim_binary() -> PathBuf {
+    ensure_private_home();
     PathBuf::from(env!("CARGO_BIN_EXE_octet-wasm"))
 }
 
-/// The compiled-component cache the shim uses: the user's own (the home from
-/// the user database), shared by every test and every run. Entries are keyed
-/// by the component's bytes, so tests in parallel never disturb each other;
-/// a test that plants entries uses a component no other test runs.
+/// What `scripts/private-home` leaves in the home it makes.
+const TEST_HOME_MARKER: &str = ".octet-wasm-test-home";
+
+/// Panics unless the user database names a home that `scripts/private-home`
+/// made: the shim keeps its cache, its key and the user's policy under
+/// that home (and in the keyring of the user namespace it made), so tests
+/// run anywhere else would change the real user's.
+fn ensure_private_home() {
+    static CHECKED: OnceLock<()> = OnceLock::new();
+    CHECKED.get_or_init(|| {
+        let home = octet_wasm::user_dirs::home_dir();
+        let private = home
+            .as_ref()
+            .is_some_and(|home| home.join(TEST_HOME_MARKER).is_file());
+        assert!(
+            private,
+            "the e2e tests run the shim, which writes under the user's home ({}) and keyring: run them through scripts/test, or as `scripts/private-home --home target/test-home -- cargo test ...`, so they get a private home",
+            home.map_or_else(|| "none".to_owned(), |home| home.display().to_string())
+        );
+    });
+}
+
+/// The compiled-component cache the shim uses: the private test home's
+/// (the home from the user database, see [`ensure_private_home`]), shared
+/// by every test of the run. Entries are keyed by the component's bytes,
+/// so tests in parallel never disturb each other; a test that plants
+/// entries uses a component no other test runs.
 pub fn cache_dir() -> PathBuf {
+    ensure_private_home();
     octet_wasm::user_dirs::cache_dir().expect("the test user has a home in the user database")
+}
+
+/// A home of one test's own, inside a user and mount namespace of its own
+/// (`scripts/private-home`): a policy written there, or a cache key made
+/// or lost in its keyring, is seen by the shims this test starts in it
+/// and by nothing else. Its cache starts empty, so it suits guests that
+/// compile quickly (the Rust ones).
+pub struct PrivateHome {
+    dir: TempDir,
+}
+
+impl PrivateHome {
+    pub fn new() -> PrivateHome {
+        ensure_private_home();
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let home = PrivateHome { dir };
+        std::fs::create_dir(home.home()).expect("create the private home");
+        std::fs::set_permissions(home.home(), std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .expect("make the private home private");
+        home
+    }
+
+    /// The home directory the shims see.
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    /// `~/.config/octet-wasm/policy.toml` of this home (not yet written).
+    pub fn policy_path(&self) -> PathBuf {
+        self.home().join(".config/octet-wasm/policy.toml")
+    }
+
+    /// Writes the user's policy file (mode 0600, every directory 0700).
+    pub fn write_policy(&self, text: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.policy_path();
+        let mut dir = self.home();
+        for part in [".config", "octet-wasm"] {
+            dir.push(part);
+            std::fs::create_dir_all(&dir).expect("create the policy directory");
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        }
+        std::fs::write(&path, text).expect("write the policy");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        path
+    }
+
+    /// The command prefix that runs a program in this home.
+    pub fn wrapper(&self) -> Vec<OsString> {
+        vec![
+            repo_root().join("scripts/private-home").into_os_string(),
+            "--home".into(),
+            self.home().into_os_string(),
+            "--".into(),
+        ]
+    }
+
+    /// `octet-wasm ARGS...` in this home, for commands other than `run`.
+    pub fn shim_command(&self) -> std::process::Command {
+        let wrapper = self.wrapper();
+        let mut command = std::process::Command::new(&wrapper[0]);
+        command.args(&wrapper[1..]).arg(shim_binary());
+        command
+    }
+}
+
+impl Default for PrivateHome {
+    fn default() -> Self {
+        PrivateHome::new()
+    }
 }
 
 /// `target/components/<name>.wasm`, built by `scripts/build-guests`.
@@ -254,14 +352,40 @@ impl Shim {
         extra_args: &[&str],
         env: &[(&str, &str)],
     ) -> Shim {
+        Shim::start_wrapped(
+            dirs,
+            extension_dir,
+            component_arg,
+            manifest,
+            extra_args,
+            env,
+            &[],
+        )
+    }
+
+    /// Like [`Shim::start_in_with_env`], with the shim run by `wrapper`
+    /// (a program and its arguments before the shim's path: strace, a
+    /// [`PrivateHome`]).
+    pub fn start_wrapped(
+        dirs: TempDir,
+        extension_dir: &Path,
+        component_arg: &str,
+        manifest: ManifestSpec,
+        extra_args: &[&str],
+        env: &[(&str, &str)],
+        wrapper: &[OsString],
+    ) -> Shim {
         let workspace = dirs.path().join("workspace");
         let scratch = dirs.path().join("scratch");
         std::fs::create_dir_all(&workspace).expect("create the workspace");
         std::fs::create_dir_all(&scratch).expect("create the scratch directory");
         let manifest_path = extension_dir.join("extension.toml");
-        let mut launch = Launch::new(shim_binary())
-            .args(["run", component_arg])
-            .args(extra_args);
+        let mut launch = match wrapper.split_first() {
+            Some((program, rest)) => Launch::new(program).args(rest).arg(shim_binary()),
+            None => Launch::new(shim_binary()),
+        }
+        .args(["run", component_arg])
+        .args(extra_args);
         for (key, value) in env {
             launch = launch.env(key, value);
         }
@@ -654,6 +778,17 @@ impl Shim {
         extra_args: &[&str],
         env: &[(&str, &str)],
     ) -> Shim {
+        Shim::probe_wrapped(manifest, extra_args, env, &[])
+    }
+
+    /// Like [`Shim::probe_with_env`], run by `wrapper` (see
+    /// [`Shim::start_wrapped`]).
+    pub fn probe_wrapped(
+        manifest: ManifestSpec,
+        extra_args: &[&str],
+        env: &[(&str, &str)],
+        wrapper: &[OsString],
+    ) -> Shim {
         let component = component("probe");
         let dirs = tempfile::tempdir().expect("create a temporary directory");
         let extension_dir = dirs.path().join("extension");
@@ -664,13 +799,14 @@ impl Shim {
         let toml = manifest.to_extension_toml("octet-wasm", &args);
         std::fs::write(extension_dir.join("extension.toml"), toml)
             .expect("write the probe manifest");
-        Shim::start_in_with_env(
+        Shim::start_wrapped(
             dirs,
             &extension_dir,
             &component_arg,
             manifest,
             extra_args,
             env,
+            wrapper,
         )
     }
 

@@ -103,12 +103,7 @@ pub fn sandbox_from(offer: &HostOffer, limits: &Limits) -> anyhow::Result<Sandbo
     }
     let env = allowed
         .into_iter()
-        .filter_map(|name| {
-            std::env::var(name)
-                .ok()
-                .filter(|v| !v.is_empty())
-                .map(|v| (name.to_owned(), v))
-        })
+        .filter_map(|name| crate::process_env::brokered(name).map(|v| (name.to_owned(), v)))
         .collect();
     Ok(Sandbox {
         filesystem,

@@ -126,8 +126,6 @@ pub(super) async fn initialize(
     let sandbox = sandbox_from(&offer, &options.limits)
         .map_err(|err| RpcError::internal(format!("cannot build the sandbox: {err}")))?;
     let start = |err: String| RpcError::internal(format!("cannot start the extension: {err}"));
-    // The guest must never see a live cache key (runtime/cache).
-    crate::runtime::cache::guard(&sandbox, options.cache.as_ref());
     // Receipts, when the user's policy asks, unless the guest can reach them.
     crate::receipts::start(&sandbox);
     let mut primary = within(deadline, "instantiation", async {

@@ -91,7 +91,7 @@ impl Binding {
     /// The MAC state under `key` for an entry of `len` serialized bytes
     /// for this binding, before those bytes.
     fn mac_start(&self, key: &Key, len: u64) -> blake3::Hasher {
-        let mut mac = blake3::Hasher::new_keyed(&key.0);
+        let mut mac = blake3::Hasher::new_keyed(&key.bytes);
         mac.update(DOMAIN);
         mac.update(&self.component);
         mac.update(&self.engine);
@@ -224,10 +224,10 @@ mod tests {
 
     #[test]
     fn an_entry_opens_only_with_its_key_and_binding() {
-        let key = Key([5; 32]);
+        let key = Key::from_bytes([5; 32]);
         let sealed = seal(&key, &binding(b"a"), b"native code");
         assert_eq!(open(&key, &binding(b"a"), &sealed).unwrap(), b"native code");
-        assert!(open(&Key([6; 32]), &binding(b"a"), &sealed).is_err());
+        assert!(open(&Key::from_bytes([6; 32]), &binding(b"a"), &sealed).is_err());
         assert!(open(&key, &binding(b"b"), &sealed).is_err());
         let mut other_engine = binding(b"a");
         other_engine.engine = [2; 32];
@@ -249,7 +249,7 @@ mod tests {
 
     #[test]
     fn format_1_entries_and_short_headers_are_refused() {
-        let key = Key([5; 32]);
+        let key = Key::from_bytes([5; 32]);
         let mut old = b"OWCACHE\x01".to_vec();
         old.extend_from_slice(&[0; MAC_BYTES]);
         assert!(

@@ -12,22 +12,21 @@
 //!   database ([`crate::user_dirs`]); no flag or variable moves it;
 //! - every directory from the home down must be a real directory owned by
 //!   this user and writable by nobody else ([`private`]);
-//! - it is refused when it lies inside a directory the extension controls
-//!   (its extension directory, workspace or scratch directory);
 //! - every entry carries a MAC (keyed BLAKE3) under a per-user secret key
-//!   ([`key`]), bound to the component's SHA-256, the engine's
-//!   compatibility hash and this binary's version ([`entry`]); an entry is
-//!   copied once into a sealed memfd ([`sealed`]), checked there, and
-//!   deserialized from that memfd, so what runs is what was checked even if
-//!   the file changes;
-//! - a guest that can reach the cache never sees a live key: its shim
-//!   deletes the key before the guest starts and tells other shims not to
-//!   make a new one while it runs ([`guard`], [`exposure`]);
+//!   that lives in the kernel's keyring, never in a file ([`key`]), bound
+//!   to the component's SHA-256, the engine's compatibility hash and this
+//!   binary's version ([`entry`]); an entry is copied once into a sealed
+//!   memfd ([`sealed`]), checked there, and deserialized from that memfd,
+//!   so what runs is what was checked even if the file changes;
+//! - so a guest that can read and write the cache directory, by whatever
+//!   path or alias, can delete or spoil entries (the next start compiles)
+//!   but can never make one that loads: it has no system call that reads
+//!   a keyring. No path is compared, no key is deleted for it, and the
+//!   other extensions keep their cache while it runs;
 //! - it stays bounded: each store removes entries sealed under an earlier
 //!   key and the least recently used beyond 2 GiB ([`trim`]).
 
 mod entry;
-mod exposure;
 mod key;
 pub(crate) mod private;
 mod sealed;
@@ -35,7 +34,6 @@ mod trim;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
@@ -44,7 +42,7 @@ use crate::log::Level;
 use crate::user_dirs;
 pub use entry::ComponentDigest;
 use entry::{Binding, HEADER_BYTES};
-use key::{KEY_FILE, Key};
+use key::{Key, Keyring, OLD_KEY_FILE};
 use private::ReadError;
 use sealed::{CopyError, Sealed};
 use std::io::Read;
@@ -66,9 +64,6 @@ struct Inner {
     path: PathBuf,
     dir: private::Dir,
     key: Key,
-    /// Set once a guest of this process can reach the cache: nothing more
-    /// is read from or written to it.
-    retired: AtomicBool,
 }
 
 impl std::fmt::Debug for Cache {
@@ -79,9 +74,8 @@ impl std::fmt::Debug for Cache {
     }
 }
 
-/// Directories whose contents the extension's author controls, so the cache
-/// must not lie inside them: a key or entry found there may have been put
-/// there by the author.
+/// Directories whose contents the extension's author controls: what the
+/// shim writes for the user (receipts) must not lie inside them.
 #[derive(Debug, Clone, Default)]
 pub struct Reach(Vec<(&'static str, PathBuf)>);
 
@@ -146,18 +140,17 @@ impl Cache {
         user_dirs::cache_dir()
     }
 
-    /// Opens the user's cache, refusing it when it lies inside a directory
-    /// of `reach`, when any directory on its way is not private, or when a
-    /// running guest can reach it. The error says why, for a warning.
-    pub fn user(reach: &Reach) -> Result<Cache, String> {
+    /// Opens the user's cache, refusing it when any directory on its way
+    /// is not private or the kernel keeps no key for it. The error says
+    /// why, for a warning.
+    pub fn user() -> Result<Cache, String> {
         let home =
             user_dirs::home_dir().ok_or("this user has no home directory in the user database")?;
-        Cache::open_below(&home, Path::new(CACHE_BELOW_HOME), reach)
+        Cache::open_below(&home, Path::new(CACHE_BELOW_HOME), users_keyring()?)
     }
 
     /// Opens the cache at `dir`, which must lie below the user's home (the
-    /// author tools pass [`Cache::default_dir`]); the extension's
-    /// directories come from the environment.
+    /// author tools pass [`Cache::default_dir`]).
     pub fn open(dir: &Path) -> anyhow::Result<Cache> {
         let home = user_dirs::home_dir()
             .ok_or_else(|| anyhow::anyhow!("this user has no home directory"))?;
@@ -168,46 +161,30 @@ impl Cache {
                 home.display()
             )
         })?;
-        Cache::open_below(&home, below, &Reach::from_env(false)).map_err(anyhow::Error::msg)
+        Cache::open_below(&home, below, users_keyring().map_err(anyhow::Error::msg)?)
+            .map_err(anyhow::Error::msg)
     }
 
-    fn open_below(home_path: &Path, below: &Path, reach: &Reach) -> Result<Cache, String> {
+    fn open_below(home_path: &Path, below: &Path, ring: Keyring) -> Result<Cache, String> {
         let path = home_path.join(below);
-        let key_path = path.join(KEY_FILE);
-        if let Some((what, root)) = reach.containing(&[&path, &key_path]) {
-            return Err(format!(
-                "the compiled cache {} lies inside the {what} {}, whose files the extension controls",
-                path.display(),
-                root.display()
-            ));
+        let (_, dir) = private::open_chain(home_path, below)?;
+        // The file the key lived in before it moved into the kernel: any
+        // guest granted the home may have read it or written its own, so
+        // it is never read, only removed.
+        match private::remove(&dir, OLD_KEY_FILE) {
+            Ok(true) => {
+                crate::log!(Level::Info, "removed the compiled cache's old key file; the key now lives in the kernel keyring, and entries sealed under the old key compile again once",
+                    "file" => path.join(OLD_KEY_FILE).display().to_string())
+            }
+            Ok(false) => {}
+            Err(err) => {
+                crate::log!(Level::Warning, "cannot remove the compiled cache's old key file (it is not used either way)",
+                    "file" => path.join(OLD_KEY_FILE).display().to_string(), "error" => err.to_string())
+            }
         }
-        let (home, dir) = private::open_chain(home_path, below)?;
-        let exposed = || match exposure::announced(home.fd()) {
-            Ok(false) => Ok(()),
-            Ok(true) => Err(format!(
-                "a running octet-wasm guest can reach the compiled cache {} (a workspace or filesystem grant contains it); it stays unused until that extension exits",
-                path.display()
-            )),
-            Err(err) => Err(format!(
-                "cannot tell whether a running guest can reach the compiled cache (locks on {} fail: {err})",
-                home_path.display()
-            )),
-        };
-        exposed()?;
-        let key = key::load_or_create(&dir)?;
-        // A guest that started reaching the cache while the key was read or
-        // made may have seen it: nobody may use it.
-        if let Err(why) = exposed() {
-            let _ = private::remove(&dir, KEY_FILE);
-            return Err(why);
-        }
+        let key = key::load_or_create(ring)?;
         Ok(Cache {
-            inner: Arc::new(Inner {
-                path,
-                dir,
-                key,
-                retired: AtomicBool::new(false),
-            }),
+            inner: Arc::new(Inner { path, dir, key }),
         })
     }
 
@@ -221,10 +198,6 @@ impl Cache {
         self.inner
             .path
             .join(Binding::new(digest, engine).file_name())
-    }
-
-    fn usable(&self) -> bool {
-        !self.inner.retired.load(Ordering::Acquire)
     }
 
     /// The entry for `binding`, read once (`Ok(None)` when there is none);
@@ -262,8 +235,7 @@ impl Cache {
     /// exists.
     pub fn holds(&self, engine: &Engine, digest: &ComponentDigest) -> bool {
         let binding = Binding::new(digest, engine);
-        self.usable()
-            && matches!(self.read(&binding), Ok(Some(entry))
+        matches!(self.read(&binding), Ok(Some(entry))
                 if entry.verify(&self.inner.key, &binding).is_ok())
     }
 
@@ -307,9 +279,6 @@ impl Cache {
         digest: &ComponentDigest,
         component: &Component,
     ) -> anyhow::Result<PathBuf> {
-        if !self.usable() {
-            anyhow::bail!("the compiled cache is closed: a guest of this process can reach it");
-        }
         let serialized = component
             .serialize()
             .map_err(|err| anyhow::anyhow!("cannot serialize the compiled component: {err}"))?;
@@ -327,7 +296,7 @@ impl Cache {
     /// cache larger, never wrong: it is logged and the start goes on.
     fn trim(&self, stored: &str) {
         let dir = self.inner.path.display().to_string();
-        match trim::trim(&self.inner.dir, stored, trim::MAX_BYTES) {
+        match trim::trim(&self.inner.dir, stored, trim::MAX_BYTES, self.inner.key.made) {
             Ok(trimmed) if trimmed == trim::Trimmed::default() => {}
             Ok(trimmed) => {
                 crate::log!(Level::Info, "trimmed the compiled cache", "dir" => dir,
@@ -340,10 +309,15 @@ impl Cache {
         }
     }
 
-    /// Stops all further use of the cache by this process.
-    fn retire(&self) {
-        self.inner.retired.store(true, Ordering::Release);
-    }
+}
+
+/// The keyring the cache key lives in, or why there is none (a kernel
+/// without keys, or a seccomp filter refusing `keyctl`, as some container
+/// runtimes install): then nothing is cached, since no file may hold it.
+fn users_keyring() -> Result<Keyring, String> {
+    Keyring::users().map_err(|err| {
+        format!("the kernel keyring that holds the cache key is not available to this process ({err}); without it nothing is cached, since no file can hold the key safely")
+    })
 }
 
 /// An entry's serialized component after its header (at most `max`
@@ -397,7 +371,7 @@ pub fn entry_name(engine: &Engine, bytes: &[u8]) -> String {
 /// play that attacker).
 pub fn forge_entry(key: &[u8; 32], engine: &Engine, bytes: &[u8], serialized: &[u8]) -> Vec<u8> {
     let binding = Binding::new(&ComponentDigest::of(bytes), engine);
-    entry::seal(&Key(*key), &binding, serialized)
+    entry::seal(&Key::from_bytes(*key), &binding, serialized)
 }
 
 /// Loads the compiled form of `bytes` (whose SHA-256 is `digest`) from the
@@ -410,7 +384,6 @@ pub fn load_or_compile(
     origin: &Path,
     cache: Option<&Cache>,
 ) -> anyhow::Result<(Component, LoadSource)> {
-    let cache = cache.filter(|cache| cache.usable());
     if let Some(cache) = cache {
         match cache.load(engine, digest) {
             Ok(Some(component)) => return Ok((component, LoadSource::Cache)),
@@ -438,56 +411,6 @@ pub fn load_or_compile(
         }
     }
     Ok((component, LoadSource::Compiled))
-}
-
-/// Called once the sandbox is known and before any guest code runs: when a
-/// directory the guest will see contains the user's cache or its key, the
-/// key is deleted (so the guest can never read a live one and forge
-/// entries; the next shim makes a new key and every old entry fails its
-/// MAC), other shims are told not to make a new key while this process
-/// lives, and this process stops using the cache. Components already
-/// loaded were verified before any guest code ran, so they stay.
-pub fn guard(sandbox: &Sandbox, cache: Option<&Cache>) {
-    let (Some(home), Some(dir)) = (user_dirs::home_dir(), user_dirs::cache_dir()) else {
-        return;
-    };
-    let key_path = dir.join(KEY_FILE);
-    // A sandbox that cannot name its directories cannot be built either;
-    // `granted_root` assumes the worst anyway.
-    let Some(root) = granted_root(sandbox, &[&dir, &key_path]) else {
-        return;
-    };
-    if let Some(cache) = cache {
-        cache.retire();
-    }
-    // Announce first: from now on no shim makes a key this guest could read.
-    let announced = private::open_home(&home).and_then(exposure::announce);
-    let deleted = delete_key(&home, &dir);
-    crate::log!(Level::Warning, "the guest can reach the compiled-component cache, so its key was deleted before the guest started and this process no longer uses the cache; every component compiles again on its next start (grant a workspace that does not contain the cache to keep it)",
-        "cache" => dir.display().to_string(),
-        "through" => root.display().to_string(),
-        "key_deleted" => deleted.as_ref().is_ok(),
-        "error" => deleted.err(),
-        "other_shims_told" => announced.as_ref().is_ok(),
-        "lock_error" => announced.err().map(|err| err.to_string()));
-}
-
-fn delete_key(home: &Path, dir: &Path) -> Result<(), String> {
-    let below = dir
-        .strip_prefix(home)
-        .unwrap_or(Path::new(CACHE_BELOW_HOME));
-    match private::open_existing(home, below) {
-        Ok(Some(cache)) => private::remove(&cache, KEY_FILE)
-            .map(drop)
-            .map_err(|err| err.to_string()),
-        Ok(None) => Ok(()),
-        // Not a directory any shim would use; remove whatever the path
-        // names anyway.
-        Err(_) => match std::fs::remove_file(dir.join(KEY_FILE)) {
-            Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err.to_string()),
-            _ => Ok(()),
-        },
-    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! The cache against a temporary home: what it loads, what it refuses.
 
 use super::*;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The smallest component: a header and no sections.
 const EMPTY_COMPONENT: &[u8] = b"\0asm\x0d\x00\x01\x00";
@@ -17,8 +17,20 @@ fn home() -> tempfile::TempDir {
     home
 }
 
+/// A keyring of this test process alone: unit tests never touch the
+/// user's keyrings (each test gets its own, so none sees another's key).
+fn keyring() -> Keyring {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    Keyring::private_for_tests(&format!("octet-wasm-cache-test-{n}"))
+}
+
+fn open_with(home: &Path, ring: Keyring) -> Result<Cache, String> {
+    Cache::open_below(home, Path::new(CACHE_BELOW_HOME), ring)
+}
+
 fn open(home: &Path) -> Result<Cache, String> {
-    Cache::open_below(home, Path::new(CACHE_BELOW_HOME), &Reach::default())
+    open_with(home, keyring())
 }
 
 fn engine() -> Engine {
@@ -68,25 +80,48 @@ fn an_entry_made_under_another_key_is_not_loaded() {
     std::fs::write(cache.entry(&engine, &empty()), forged).unwrap();
     assert!(!cache.holds(&engine, &empty()));
     // The same bytes under this cache's own key are accepted.
-    let genuine = forge_entry(&cache.inner.key.0, &engine, EMPTY_COMPONENT, &serialized);
+    let genuine = forge_entry(&cache.inner.key.bytes, &engine, EMPTY_COMPONENT, &serialized);
     std::fs::write(cache.entry(&engine, &empty()), genuine).unwrap();
     assert_eq!(source(&engine, &cache), LoadSource::Cache);
 }
 
 #[test]
-fn a_cache_inside_the_extensions_directories_is_refused() {
+fn no_file_holds_the_key_and_an_old_key_file_is_removed_unread() {
     let home = home();
-    for (what, root) in [
-        ("workspace", home.path().to_path_buf()),
-        ("extension directory", home.path().join(".cache")),
-        ("scratch directory", home.path().join(CACHE_BELOW_HOME)),
-    ] {
-        let reach = Reach(vec![(what, root)]);
-        let err = Cache::open_below(home.path(), Path::new(CACHE_BELOW_HOME), &reach).unwrap_err();
-        assert!(err.contains(&format!("inside the {what}")), "{err}");
+    let dir = home.path().join(CACHE_BELOW_HOME);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    // A key a guest planted (or read) while keys lived in files.
+    let planted = [0x41u8; 32];
+    std::fs::write(dir.join(OLD_KEY_FILE), planted).unwrap();
+    let ring = keyring();
+    let cache = open_with(home.path(), ring).unwrap();
+    assert_ne!(cache.inner.key.bytes, planted);
+    assert!(!dir.join(OLD_KEY_FILE).exists(), "the old key file is removed");
+    let engine = engine();
+    assert_eq!(source(&engine, &cache), LoadSource::Compiled);
+    for file in std::fs::read_dir(&dir).unwrap() {
+        let bytes = std::fs::read(file.unwrap().path()).unwrap();
+        assert!(
+            !bytes.windows(32).any(|window| window == cache.inner.key.bytes),
+            "no file in the cache holds the key"
+        );
     }
-    let elsewhere = Reach(vec![("workspace", home.path().join("project"))]);
-    assert!(Cache::open_below(home.path(), Path::new(CACHE_BELOW_HOME), &elsewhere).is_ok());
+    // The same keyring gives the same key: the entry loads.
+    let again = open_with(home.path(), ring).unwrap();
+    assert_eq!(again.inner.key.bytes, cache.inner.key.bytes);
+    assert_eq!(source(&engine, &again), LoadSource::Cache);
+}
+
+#[test]
+fn a_cache_inside_a_directory_a_guest_can_write_is_still_used() {
+    // The key is in no file, so where the directory lies grants nothing:
+    // entries are trusted by their MAC alone.
+    let home = home();
+    let engine = engine();
+    let cache = open(home.path()).unwrap();
+    assert_eq!(source(&engine, &cache), LoadSource::Compiled);
+    assert_eq!(source(&engine, &cache), LoadSource::Cache);
 }
 
 #[test]
@@ -98,46 +133,9 @@ fn a_shared_cache_directory_is_refused() {
     let err = open(home.path()).unwrap_err();
     assert!(err.contains("writable by group or others"), "{err}");
     assert!(
-        !dir.join(KEY_FILE).exists(),
-        "no key is made in a shared directory"
+        !dir.join(OLD_KEY_FILE).exists(),
+        "nothing is written in a shared directory"
     );
-}
-
-#[test]
-fn no_key_is_used_while_a_guest_can_reach_the_cache() {
-    let home = home();
-    let first = open(home.path()).unwrap();
-    let holder = private::open_home(home.path()).unwrap();
-    let lock = {
-        // SAFETY: all-zero is a valid flock.
-        let mut lock: libc::flock = unsafe { std::mem::zeroed() };
-        lock.l_type = libc::F_RDLCK as libc::c_short;
-        lock.l_len = 1;
-        lock
-    };
-    // SAFETY: `holder` is open and `lock` valid.
-    assert_eq!(
-        unsafe { libc::fcntl(holder.as_raw_fd(), libc::F_OFD_SETLK, &lock) },
-        0
-    );
-    let err = open(home.path()).unwrap_err();
-    assert!(err.contains("running octet-wasm guest"), "{err}");
-    drop(holder);
-    let second = open(home.path()).unwrap();
-    assert_eq!(first.inner.key.0, second.inner.key.0);
-}
-
-#[test]
-fn a_retired_cache_is_neither_read_nor_written() {
-    let home = home();
-    let engine = engine();
-    let cache = open(home.path()).unwrap();
-    assert_eq!(source(&engine, &cache), LoadSource::Compiled);
-    cache.retire();
-    assert_eq!(source(&engine, &cache), LoadSource::Compiled);
-    assert!(!cache.holds(&engine, &empty()));
-    let component = Component::new(&engine, EMPTY_COMPONENT).unwrap();
-    assert!(cache.store(&engine, &empty(), &component).is_err());
 }
 
 #[test]
@@ -151,7 +149,7 @@ fn hashes_hex() {
 #[test]
 fn the_heap_fallback_reads_the_component_after_the_header_and_checks_the_same_mac() {
     use std::io::{Seek, SeekFrom, Write};
-    let key = Key([9; 32]);
+    let key = Key::from_bytes([9; 32]);
     let engine = engine();
     let binding = Binding::new(&empty(), &engine);
     let sealed = entry::seal(&key, &binding, b"serialized code");
@@ -168,7 +166,7 @@ fn the_heap_fallback_reads_the_component_after_the_header_and_checks_the_same_ma
         code: Code::Heap(bytes),
     };
     assert!(heap.verify(&key, &binding).is_ok());
-    assert!(heap.verify(&Key([8; 32]), &binding).is_err());
+    assert!(heap.verify(&Key::from_bytes([8; 32]), &binding).is_err());
     // The sealed copy of the same entry verifies alike.
     let copy = Sealed::copy_from(&file, HEADER_BYTES as u64, 1 << 20).unwrap();
     let sealed_entry = Entry {

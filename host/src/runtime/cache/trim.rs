@@ -55,14 +55,13 @@ struct Found {
 }
 
 /// Trims the cache in `dir` to at most `max_bytes` of live entries, never
-/// removing the entry named `keep` (the one just stored).
-pub fn trim(dir: &Dir, keep: &str, max_bytes: u64) -> io::Result<Trimmed> {
+/// removing the entry named `keep` (the one just stored). Entries last
+/// modified before `key_made` were sealed under an earlier key.
+pub fn trim(dir: &Dir, keep: &str, max_bytes: u64, key_made: SystemTime) -> io::Result<Trimmed> {
     let now = SystemTime::now();
     // A key made "in the future" means the clock went back since: every
     // entry would look older than it, so no entry is called dead.
-    let key_made = found(dir, super::key::KEY_FILE)?
-        .map(|key| key.modified)
-        .filter(|made| *made <= now);
+    let key_made = Some(key_made).filter(|made| *made <= now);
     let mut trimmed = Trimmed::default();
     let mut kept_bytes = 0;
     let mut live = Vec::new();
@@ -188,7 +187,7 @@ mod tests {
     fn keeps_the_most_recently_used_within_the_bound() {
         let home = home();
         let dir = cache_dir(home.path());
-        put(&dir, "key", 32, Duration::from_secs(3 * 86400));
+        let key_made = SystemTime::now() - Duration::from_secs(3 * 86400);
         for (n, days) in [(1, 2), (2, 1), (3, 0)] {
             put(
                 &dir,
@@ -198,7 +197,7 @@ mod tests {
             );
         }
         put(&dir, &entry_name(4), 100, Duration::ZERO);
-        let trimmed = trim(&dir, &entry_name(4), 300).unwrap();
+        let trimmed = trim(&dir, &entry_name(4), 300, key_made).unwrap();
         assert_eq!(
             trimmed,
             Trimmed {
@@ -207,14 +206,14 @@ mod tests {
                 ..Trimmed::default()
             }
         );
-        let mut expected = vec![entry_name(2), entry_name(3), entry_name(4), "key".into()];
+        let mut expected = vec![entry_name(2), entry_name(3), entry_name(4)];
         expected.sort();
         assert_eq!(present(&dir), expected, "the oldest entry went");
         // Touching the oldest remaining entry saves it from the next trim.
         let (_, file) = private::open_file(&dir, &entry_name(2), 1000).unwrap();
         touch(&file);
         put(&dir, &entry_name(5), 100, Duration::ZERO);
-        trim(&dir, &entry_name(5), 300).unwrap();
+        trim(&dir, &entry_name(5), 300, key_made).unwrap();
         assert!(present(&dir).contains(&entry_name(2)));
         assert!(!present(&dir).contains(&entry_name(3)));
     }
@@ -225,13 +224,13 @@ mod tests {
         let dir = cache_dir(home.path());
         put(&dir, &entry_name(1), 10, Duration::from_secs(7200));
         put(&dir, &entry_name(2), 10, Duration::from_secs(7200));
-        put(&dir, "key", 32, Duration::from_secs(3600));
+        let key_made = SystemTime::now() - Duration::from_secs(3600);
         put(&dir, &entry_name(3), 10, Duration::from_secs(60));
         // The kept entry stays even when it alone is over the bound.
-        let trimmed = trim(&dir, &entry_name(2), 5).unwrap();
+        let trimmed = trim(&dir, &entry_name(2), 5, key_made).unwrap();
         assert_eq!(trimmed.dead, 1);
         assert_eq!(trimmed.evicted, 1);
-        assert_eq!(present(&dir), [entry_name(2), "key".into()]);
+        assert_eq!(present(&dir), [entry_name(2)]);
     }
 
     #[test]
@@ -239,9 +238,11 @@ mod tests {
         let home = home();
         let dir = cache_dir(home.path());
         put(&dir, &entry_name(1), 10, Duration::from_secs(60));
-        assert!(private::write(&dir, "key", &[0; 32], true).unwrap());
-        set_modified(&dir, "key", SystemTime::now() + Duration::from_secs(86400));
-        assert_eq!(trim(&dir, "none", MAX_BYTES).unwrap(), Trimmed::default());
+        let key_made = SystemTime::now() + Duration::from_secs(86400);
+        assert_eq!(
+            trim(&dir, "none", MAX_BYTES, key_made).unwrap(),
+            Trimmed::default()
+        );
         assert!(present(&dir).contains(&entry_name(1)));
     }
 
@@ -262,7 +263,7 @@ mod tests {
             home.path().join(".cache/octet-wasm").join(entry_name(9)),
         )
         .unwrap();
-        let trimmed = trim(&dir, "none", 0).unwrap();
+        let trimmed = trim(&dir, "none", 0, SystemTime::UNIX_EPOCH).unwrap();
         assert_eq!(trimmed.leftovers, 1);
         assert_eq!(trimmed.evicted, 0);
         let mut expected = vec![new_temp, "notes.txt".into(), entry_name(9)];
