@@ -9,16 +9,18 @@
 //! loadable compiled component for the shim's engine, so a refusal is never
 //! an accident of a broken plant.
 //!
-//! The real cache (`~/.cache/octet-wasm` of the user database's home) is
-//! shared by every test: plants go only under the names of components no
-//! other test runs. Tests that delete or rotate its key are `#[ignore]`d and
-//! run in `scripts/test`'s serial pass.
+//! The cache of the run's private home (`~/.cache/octet-wasm` of the home
+//! the user database names inside `scripts/private-home`) is shared by
+//! every test: plants go only under the names of components no other test
+//! runs. Tests that change the key or the directory itself use a
+//! [`PrivateHome`] of their own; guests that can reach the cache are in
+//! `hostile_cache_reach.rs`.
 
 use crate::support::{
-    LOG_TIMEOUT, Shim, cache_dir, component, expect_result, hello_world_manifest, probe_manifest,
-    shim_binary, stderr_text, tool_text,
+    LOG_TIMEOUT, PrivateHome, Shim, cache_dir, component, hello_world_manifest, shim_binary,
+    stderr_text, tool_text,
 };
-use octet_hostsim::{ApiVersion, InitializeParams, StderrLine};
+use octet_hostsim::StderrLine;
 use octet_wasm::runtime::{Limits, cache, engine};
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt;
@@ -29,14 +31,14 @@ use tempfile::TempDir;
 use wasmtime::component::Component;
 
 /// A key the attacker knows.
-const ATTACKER_KEY: [u8; 32] = [0x41; 32];
+pub(crate) const ATTACKER_KEY: [u8; 32] = [0x41; 32];
 
 /// An extension directory with a copy of hello-world no other test runs.
 pub(crate) struct Benign {
     _dir: TempDir,
     ext: PathBuf,
-    wasm: PathBuf,
-    bytes: Vec<u8>,
+    pub(crate) wasm: PathBuf,
+    pub(crate) bytes: Vec<u8>,
 }
 
 impl Benign {
@@ -60,7 +62,12 @@ impl Benign {
 
     /// Where the shim looks for this component's compiled form.
     pub(crate) fn entry(&self) -> PathBuf {
-        cache_dir().join(cache::entry_name(&test_engine(), &self.bytes))
+        cache_dir().join(self.entry_name())
+    }
+
+    /// The entry's file name in any cache.
+    pub(crate) fn entry_name(&self) -> String {
+        cache::entry_name(&test_engine(), &self.bytes)
     }
 
     pub(crate) fn start(&self, args: &[&str], env: &[(&str, &str)]) -> Shim {
@@ -70,6 +77,20 @@ impl Benign {
             hello_world_manifest(),
             args,
             env,
+        )
+    }
+
+    /// Starts the component in `home`.
+    pub(crate) fn start_in(&self, home: &PrivateHome) -> Shim {
+        let dirs = tempfile::tempdir().expect("a temporary directory");
+        Shim::start_wrapped(
+            dirs,
+            &self.ext,
+            "hello-world.wasm",
+            hello_world_manifest(),
+            &[],
+            &[],
+            &home.wrapper(),
         )
     }
 }
@@ -112,7 +133,7 @@ pub(crate) fn test_engine() -> wasmtime::Engine {
 }
 
 /// The probe compiled for that engine: what an attacker plants.
-fn probe_native_code() -> &'static [u8] {
+pub(crate) fn probe_native_code() -> &'static [u8] {
     static CODE: OnceLock<Vec<u8>> = OnceLock::new();
     CODE.get_or_init(|| {
         let engine = test_engine();
@@ -132,7 +153,7 @@ fn probe_native_code() -> &'static [u8] {
 /// Writes a fake cache at `dir`: the attacker's key and, under the benign
 /// component's entry name, the probe sealed with that key (and the bare
 /// probe code beside it under the names older versions used).
-fn plant_cache(dir: &Path, benign: &Benign) {
+pub(crate) fn plant_cache(dir: &Path, benign: &Benign) {
     std::fs::create_dir_all(dir).unwrap();
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).unwrap();
     let key = dir.join("key");
@@ -164,7 +185,7 @@ pub(crate) fn assert_benign_answers(shim: &mut Shim) {
 }
 
 /// The first stderr record whose message starts with `prefix`.
-fn record(shim: &Shim, prefix: &str) -> StderrLine {
+pub(crate) fn record(shim: &Shim, prefix: &str) -> StderrLine {
     shim.stderr()
         .wait_for(LOG_TIMEOUT, |line| {
             line.message().is_some_and(|m| m.starts_with(prefix))
@@ -172,7 +193,7 @@ fn record(shim: &Shim, prefix: &str) -> StderrLine {
         .unwrap_or_else(|| panic!("no `{prefix}` record; stderr:\n{}", stderr_text(shim)))
 }
 
-fn field(line: &StderrLine, name: &str) -> String {
+pub(crate) fn field(line: &StderrLine, name: &str) -> String {
     match line.field(name) {
         Some(Value::String(text)) => text.clone(),
         Some(other) => other.to_string(),
@@ -188,7 +209,7 @@ pub(crate) fn load_source(shim: &Shim) -> String {
 /// Starts the benign component over an entry that must fail its checks,
 /// and returns the warning that says why, once the benign component has
 /// answered from a fresh compilation.
-fn start_over_a_refused_entry(benign: &Benign) -> StderrLine {
+pub(crate) fn start_over_a_refused_entry(benign: &Benign) -> StderrLine {
     let mut shim = benign.start(&[], &[]);
     let warning = record(
         &shim,
@@ -201,8 +222,18 @@ fn start_over_a_refused_entry(benign: &Benign) -> StderrLine {
 }
 
 /// `octet-wasm compile PATH` (with `env`): its exit code and stderr records.
-fn compile(path: &Path, env: &[(&str, &str)]) -> (Option<i32>, Vec<Value>) {
-    let output = Command::new(shim_binary())
+pub(crate) fn compile(path: &Path, env: &[(&str, &str)]) -> (Option<i32>, Vec<Value>) {
+    compile_with(Command::new(shim_binary()), path, env)
+}
+
+/// `compile PATH` through `command` (the shim, or the shim in a
+/// [`PrivateHome`]).
+pub(crate) fn compile_with(
+    mut command: Command,
+    path: &Path,
+    env: &[(&str, &str)],
+) -> (Option<i32>, Vec<Value>) {
+    let output = command
         .arg("compile")
         .arg(path)
         .envs(env.iter().copied())
@@ -292,27 +323,42 @@ fn cache_locations_in_the_manifest_env_are_ignored() {
 }
 
 #[test]
-fn a_cache_inside_the_extension_directory_is_not_used() {
+fn a_cache_inside_the_extension_directory_runs_nothing_the_bundle_planted() {
     // An extension directory that contains the user's cache (here: the
-    // home itself) could ship a key and entries of its author's making.
-    let home = cache_dir().parent().unwrap().parent().unwrap().to_owned();
-    let key_before = std::fs::read(cache_dir().join("key")).ok();
+    // home itself) can ship a key file and entries of its author's making.
+    // The key is in no file, so the cache is used and the plant fails its
+    // MAC.
+    let home = PrivateHome::new();
     let benign = Benign::new("extension-dir");
+    plant_cache(&home.home().join(".cache/octet-wasm"), &benign);
     let wasm = benign.wasm.to_string_lossy().into_owned();
-    let mut shim = Shim::start_with_env(&home, &wasm, hello_world_manifest(), &[], &[]);
-    let warning = record(&shim, "compiled-component cache not used");
+    let dirs = tempfile::tempdir().unwrap();
+    let mut shim = Shim::start_wrapped(
+        dirs,
+        &home.home(),
+        &wasm,
+        hello_world_manifest(),
+        &[],
+        &[],
+        &home.wrapper(),
+    );
+    let warning = record(&shim, "ignoring a compiled-cache entry that fails its checks");
     assert!(
-        field(&warning, "reason").contains("inside the extension directory"),
+        field(&warning, "reason").contains("MAC does not match"),
         "{}",
         warning.text
     );
     assert_benign_answers(&mut shim);
     assert_eq!(load_source(&shim), "compiled");
     shim.shutdown();
-    assert!(!benign.entry().exists(), "nothing was written to the cache");
-    if key_before.is_some() {
-        assert_eq!(std::fs::read(cache_dir().join("key")).ok(), key_before);
-    }
+    assert!(
+        !home.home().join(".cache/octet-wasm/key").exists(),
+        "the planted key file was removed"
+    );
+    let mut again = benign.start_in(&home);
+    assert_benign_answers(&mut again);
+    assert_eq!(load_source(&again), "cache", "the shim's own entry loads");
+    again.shutdown();
 }
 
 // ----- entries in the real cache ----------------------------------------
@@ -412,21 +458,20 @@ fn check_reports_cache_dir_as_ignored() {
 
 #[test]
 fn compile_refuses_an_unusable_cache_with_a_reason() {
+    let home = PrivateHome::new();
     let benign = Benign::new("compile-refused");
-    let home = cache_dir().parent().unwrap().parent().unwrap().to_owned();
-    let home = home.to_string_lossy().into_owned();
-    let (code, records) = compile(&benign.wasm, &[("OCTET_EXTENSION_DIR", &home)]);
+    let cache = home.home().join(".cache/octet-wasm");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o770)).unwrap();
+    let (code, records) = compile_with(home.shim_command(), &benign.wasm, &[]);
     assert_eq!(code, Some(2), "{records:?}");
     let message = records
         .iter()
         .filter_map(|r| r["message"].as_str())
         .find(|m| m.starts_with("cannot use the compiled-component cache"))
         .unwrap_or_else(|| panic!("{records:?}"));
-    assert!(
-        message.contains("inside the extension directory"),
-        "{message}"
-    );
-    assert!(!benign.entry().exists());
+    assert!(message.contains("writable by group or others"), "{message}");
+    assert!(!cache.join(benign.entry_name()).exists());
     let (code, records) = compile(&benign.wasm, &[("OCTET_WASM_CACHE_DIR", "/tmp")]);
     assert_eq!(code, Some(0), "{records:?}");
     assert!(
@@ -435,148 +480,4 @@ fn compile_refuses_an_unusable_cache_with_a_reason() {
         "{records:?}"
     );
     assert!(benign.entry().is_file());
-}
-
-// ----- guests that can reach the cache (serial: they delete the key) -----
-
-/// The probe initialized with `filesystem` and the user's home as its
-/// workspace, so its guest can reach the cache.
-fn exposing_probe(filesystem: &str) -> Shim {
-    let home = cache_dir().parent().unwrap().parent().unwrap().to_owned();
-    let mut shim = Shim::probe_with(probe_manifest(ApiVersion::V0_2).filesystem(filesystem));
-    let params = InitializeParams::new(&shim.manifest, &shim.manifest_path, &home).to_json();
-    let reply = shim.initialize_with(params);
-    expect_result(&reply);
-    let warning = record(&shim, "the guest can reach the compiled-component cache");
-    assert_eq!(field(&warning, "key_deleted"), "true", "{}", warning.text);
-    assert_eq!(
-        field(&warning, "other_shims_told"),
-        "true",
-        "{}",
-        warning.text
-    );
-    shim
-}
-
-/// What the probe's guest gets reading `path`: `(is_error, text)`.
-fn guest_read(shim: &mut Shim, path: &Path) -> (bool, String) {
-    let reply = shim.tool("read_file", json!({"path": path}));
-    let is_error = expect_result(&reply)["is_error"] == true;
-    (is_error, tool_text(&reply))
-}
-
-#[test]
-#[ignore = "mutates the user's compiled cache key; scripts/test runs it in the serial pass"]
-fn a_workspace_guest_never_sees_a_live_key_and_its_forgery_never_runs() {
-    let benign = Benign::new("forged");
-    compile_into_cache(&benign);
-    let key_path = cache_dir().join("key");
-    // The best a guest could ever steal: the key as it was just before.
-    let stolen: [u8; 32] = std::fs::read(&key_path).unwrap().try_into().unwrap();
-
-    let mut probe = exposing_probe("workspace");
-    let (failed, text) = guest_read(&mut probe, &key_path);
-    assert!(failed && text.contains("No such file"), "{text}");
-    let listing = tool_text(&probe.tool("list_dir", json!({"path": cache_dir()})));
-    assert!(!listing.lines().any(|name| name == "key"), "{listing}");
-    // The guest can write into the cache: it plants an entry for the benign
-    // component (the probe writes text; the test writes the bytes a guest
-    // with the stolen key would compute).
-    let reply = probe.tool(
-        "write_file",
-        json!({"path": benign.entry(), "text": "forged by the guest"}),
-    );
-    assert!(
-        tool_text(&reply).starts_with("wrote"),
-        "{}",
-        reply.frame.raw
-    );
-    let forged = cache::forge_entry(&stolen, &test_engine(), &benign.bytes, probe_native_code());
-    std::fs::write(benign.entry(), forged).unwrap();
-
-    // While the guest runs, no other shim makes a key it could read.
-    let mut other = benign.start(&[], &[]);
-    let warning = record(&other, "compiled-component cache not used");
-    assert!(
-        field(&warning, "reason").contains("running octet-wasm guest can reach"),
-        "{}",
-        warning.text
-    );
-    assert_benign_answers(&mut other);
-    other.shutdown();
-    assert!(
-        !key_path.exists(),
-        "a key was made while the guest could read it"
-    );
-    let (failed, _) = guest_read(&mut probe, &key_path);
-    assert!(failed);
-    probe.shutdown();
-
-    // Afterwards a new key is made, and the forgery fails its MAC.
-    let warning = start_over_a_refused_entry(&benign);
-    assert!(
-        field(&warning, "reason").contains("MAC does not match"),
-        "{}",
-        warning.text
-    );
-    let fresh = std::fs::read(&key_path).unwrap();
-    assert_ne!(fresh, stolen, "the key was rotated");
-    let mut shim = benign.start(&[], &[]);
-    assert_benign_answers(&mut shim);
-    assert_eq!(load_source(&shim), "cache");
-    shim.shutdown();
-}
-
-#[test]
-#[ignore = "mutates the user's compiled cache key; scripts/test runs it in the serial pass"]
-fn an_unrestricted_guest_never_sees_a_live_key() {
-    let benign = Benign::new("unrestricted");
-    compile_into_cache(&benign);
-    let key_path = cache_dir().join("key");
-    assert!(key_path.is_file());
-    let mut probe = exposing_probe("unrestricted");
-    let (failed, text) = guest_read(&mut probe, &key_path);
-    assert!(failed && text.contains("No such file"), "{text}");
-    probe.shutdown();
-}
-
-/// Restores the cache directory's mode when dropped.
-struct ModeGuard(PathBuf, u32);
-
-impl Drop for ModeGuard {
-    fn drop(&mut self) {
-        let _ = std::fs::set_permissions(&self.0, std::fs::Permissions::from_mode(self.1));
-    }
-}
-
-#[test]
-#[ignore = "changes the mode of the user's compiled cache; scripts/test runs it in the serial pass"]
-fn a_group_writable_cache_is_not_used() {
-    let benign = Benign::new("group-writable");
-    let entry = compile_into_cache(&benign);
-    let dir = cache_dir();
-    let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o7777;
-    let _restore = ModeGuard(dir.clone(), mode);
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o770)).unwrap();
-    // Someone in the group replaced the entry: it would not matter, the
-    // directory is refused before anything in it is read.
-    std::fs::write(&entry, probe_native_code()).unwrap();
-    let mut shim = benign.start(&[], &[]);
-    let warning = record(&shim, "compiled-component cache not used");
-    assert!(
-        field(&warning, "reason").contains("writable by group or others"),
-        "{}",
-        warning.text
-    );
-    assert_benign_answers(&mut shim);
-    assert_eq!(load_source(&shim), "compiled");
-    shim.shutdown();
-    let (code, records) = compile(&benign.wasm, &[]);
-    assert_eq!(code, Some(2), "{records:?}");
-    assert!(
-        records.iter().any(|r| r["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("writable by group or others"))),
-        "{records:?}"
-    );
 }

@@ -106,7 +106,6 @@ fn hard_links_are_refused() {
 }
 
 #[test]
-#[ignore = "an unrestricted guest can reach the compiled cache, so the shim deletes the user's cache key; scripts/test runs it in the serial pass"]
 fn links_are_refused_with_an_unrestricted_filesystem_too() {
     let mut shim = workspace_probe("unrestricted");
     let ws = shim.workspace.clone();

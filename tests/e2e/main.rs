@@ -4,10 +4,12 @@
 //!
 //! Components come from `scripts/build-guests` (`target/components/*.wasm`,
 //! copied beside the examples' manifests). Every test gets its own workspace
-//! and scratch directory; all share the user's compiled-component cache
+//! and scratch directory. They run with a private home (`scripts/test` runs
+//! them inside `scripts/private-home`, and `support` refuses to run them
+//! anywhere else): all share that home's compiled-component cache
 //! (`~/.cache/octet-wasm`, which `scripts/test` fills with `octet-wasm
-//! compile`), so each component compiles once. Tests that delete or rotate
-//! that cache's key are `#[ignore]`d and run in `scripts/test`'s serial pass.
+//! compile`), so each component compiles once; tests that write a policy or
+//! change the cache's key or directory use a `PrivateHome` of their own.
 
 mod adversarial;
 mod agents;
@@ -29,6 +31,7 @@ mod hello_delay;
 mod hello_world;
 mod hostile_bundle;
 mod hostile_cache;
+mod hostile_cache_reach;
 mod hostile_flood;
 mod hostile_json;
 mod hostile_limits;

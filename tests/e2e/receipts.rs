@@ -2,8 +2,10 @@
 //!
 //! Only the user's policy file (`receipts = true`) turns them on, and they
 //! go only to `<home>/.local/state/octet-wasm/receipts`, the home from the
-//! user database. The tests that write the user's policy file are
-//! `#[ignore]`d and run in `scripts/test`'s serial pass; like
+//! user database: the private home of the test run (`scripts/private-home`),
+//! never the real user's. The tests that write that home's policy file,
+//! which every other test's shim reads, are `#[ignore]`d and run in
+//! `scripts/test`'s serial pass; like
 //! `hostile_limits::policy` they hold the same lock while the file exists,
 //! keep it only until the shim has read it (at start-up) and always restore
 //! what was there. Each shim gets an extension name of its own, receipts
@@ -166,7 +168,7 @@ fn send_tool_raw(shim: &mut Shim, id: u64, tool: &str, arguments: Value) -> usiz
 const SECRET: &str = "do-not-record-this-3f9c";
 
 #[test]
-#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+#[ignore = "writes the policy file of the run's private home, which every other test's shim reads; scripts/test runs it in the serial pass"]
 fn each_request_gets_a_receipt_with_its_outcome_and_a_summary_at_exit() {
     let name = unique_name("on");
     let _cleanup = Cleanup(name.clone());
@@ -328,7 +330,7 @@ fn each_request_gets_a_receipt_with_its_outcome_and_a_summary_at_exit() {
 }
 
 #[test]
-#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+#[ignore = "writes the policy file of the run's private home, which every other test's shim reads; scripts/test runs it in the serial pass"]
 fn off_by_default_and_nothing_the_bundle_ships_turns_them_on_or_moves_them() {
     let name = unique_name("off");
     let _cleanup = Cleanup(name.clone());
@@ -429,7 +431,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 }
 
 #[test]
-#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+#[ignore = "writes the policy file of the run's private home, which every other test's shim reads; scripts/test runs it in the serial pass"]
 fn receipts_stay_in_the_users_state_directory_whatever_home_the_bundle_sets() {
     let name = unique_name("home");
     let _cleanup = Cleanup(name.clone());
@@ -451,7 +453,7 @@ fn receipts_stay_in_the_users_state_directory_whatever_home_the_bundle_sets() {
 }
 
 #[test]
-#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+#[ignore = "writes the policy file of the run's private home, which every other test's shim reads; scripts/test runs it in the serial pass"]
 fn receipts_are_refused_when_the_guest_could_reach_them_and_the_extension_is_served() {
     let name = unique_name("reach");
     let _cleanup = Cleanup(name.clone());
@@ -481,7 +483,7 @@ fn receipts_are_refused_when_the_guest_could_reach_them_and_the_extension_is_ser
 }
 
 #[test]
-#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+#[ignore = "writes the policy file of the run's private home, which every other test's shim reads; scripts/test runs it in the serial pass"]
 fn receipts_are_refused_when_the_workspace_holds_them() {
     let name = unique_name("workspace");
     let _cleanup = Cleanup(name.clone());
@@ -530,7 +532,7 @@ fn receipts_are_refused_when_the_workspace_holds_them() {
 }
 
 #[test]
-#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
+#[ignore = "writes the policy file of the run's private home, which every other test's shim reads; scripts/test runs it in the serial pass"]
 fn a_link_planted_at_the_receipts_path_is_not_followed() {
     let name = unique_name("link");
     let _cleanup = Cleanup(name.clone());

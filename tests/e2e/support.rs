@@ -81,21 +81,57 @@ pub fn cache_dir() -> PathBuf {
 /// A home of one test's own, inside a user and mount namespace of its own
 /// (`scripts/private-home`): a policy written there, or a cache key made
 /// or lost in its keyring, is seen by the shims this test starts in it
-/// and by nothing else. Its cache starts empty, so it suits guests that
-/// compile quickly (the Rust ones).
+/// and by nothing else. A process kept asleep in the namespace holds it
+/// (and its keyrings) for the value's life; every command enters it with
+/// nsenter. Its cache starts empty, so it suits guests that compile
+/// quickly (the Rust ones).
 pub struct PrivateHome {
     dir: TempDir,
+    holder: std::process::Child,
 }
 
 impl PrivateHome {
     pub fn new() -> PrivateHome {
+        PrivateHome::start(false)
+    }
+
+    /// A namespace whose user database has no entry for this user, and
+    /// whose nsswitch.conf names LDAP, SSSD and systemd: the user of a
+    /// company machine (`scripts/private-home --nss-only`).
+    pub fn nss_only() -> PrivateHome {
+        PrivateHome::start(true)
+    }
+
+    fn start(nss_only: bool) -> PrivateHome {
+        use std::os::unix::fs::PermissionsExt;
         ensure_private_home();
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let home = PrivateHome { dir };
-        std::fs::create_dir(home.home()).expect("create the private home");
-        std::fs::set_permissions(home.home(), std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        let home = dir.path().join("home");
+        std::fs::create_dir(&home).expect("create the private home");
+        std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o700))
             .expect("make the private home private");
-        home
+        let mut command = std::process::Command::new(repo_root().join("scripts/private-home"));
+        command.arg("--home").arg(&home);
+        if nss_only {
+            command.arg("--nss-only");
+        }
+        let holder = command
+            .args(["--", "/bin/sleep", "infinity"])
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .expect("start scripts/private-home");
+        let private = PrivateHome { dir, holder };
+        // The namespace is ready once the wrapper has become `sleep`.
+        let comm = format!("/proc/{}/comm", private.holder.id());
+        let started = Instant::now();
+        while std::fs::read_to_string(&comm).map_or(true, |name| name.trim() != "sleep") {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "scripts/private-home did not set up the namespace"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        private
     }
 
     /// The home directory the shims see.
@@ -126,9 +162,11 @@ impl PrivateHome {
     /// The command prefix that runs a program in this home.
     pub fn wrapper(&self) -> Vec<OsString> {
         vec![
-            repo_root().join("scripts/private-home").into_os_string(),
-            "--home".into(),
-            self.home().into_os_string(),
+            "/usr/bin/nsenter".into(),
+            "--target".into(),
+            self.holder.id().to_string().into(),
+            "--user".into(),
+            "--mount".into(),
             "--".into(),
         ]
     }
@@ -145,6 +183,13 @@ impl PrivateHome {
 impl Default for PrivateHome {
     fn default() -> Self {
         PrivateHome::new()
+    }
+}
+
+impl Drop for PrivateHome {
+    fn drop(&mut self) {
+        let _ = self.holder.kill();
+        let _ = self.holder.wait();
     }
 }
 
@@ -302,6 +347,8 @@ pub struct Shim {
     pub workspace: PathBuf,
     /// Keeps the temporary directories alive while the shim runs.
     _dirs: TempDir,
+    /// The private home the shim runs in, if the test gave it one to keep.
+    _home: Option<PrivateHome>,
 }
 
 impl Shim {
@@ -405,6 +452,7 @@ impl Shim {
             manifest_path,
             workspace,
             _dirs: dirs,
+            _home: None,
         }
     }
 
@@ -427,6 +475,13 @@ impl Shim {
             extra_args,
             env,
         )
+    }
+
+    /// Keeps `home` (whose namespace the shim runs in) alive as long as
+    /// the shim.
+    pub fn keeping(mut self, home: PrivateHome) -> Shim {
+        self._home = Some(home);
+        self
     }
 
     /// The hello-world example, from `examples/hello-world`.

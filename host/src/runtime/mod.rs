@@ -17,6 +17,7 @@ pub(crate) mod instance;
 pub(crate) mod limits;
 pub(crate) mod links;
 pub mod offline;
+mod procfs;
 pub(crate) mod output;
 pub(crate) mod pending;
 pub(crate) mod sandbox;

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `filesystem = "none"` | no directories at all |
 //! | `filesystem = "workspace"` | the workspace, read-write, at its own host path (so paths the model names work unchanged); also the cwd |
-//! | `filesystem = "unrestricted"` | the host's `/` read-write at `/` (what the user consented to); cwd is the workspace |
+//! | `filesystem = "unrestricted"` | the host's `/` read-write at `/` (what the user consented to) but procfs ([`super::procfs`]); cwd is the workspace |
 //! | `network = false` | no sockets, no name lookups |
 //! | `network = true` | TCP, UDP and name lookups to any address |
 //! | `environment = [...]` | exactly those variables, when the host passed them |
@@ -92,7 +92,14 @@ impl Sandbox {
         if let Some(scratch) = &self.scratch {
             dirs.push((scratch.clone(), guest_path(scratch)?.to_owned()));
         }
-        Ok(dirs)
+        // No grant reaches procfs, the shim's own memory among it.
+        let mut reachable = Vec::new();
+        for (host, guest) in dirs {
+            reachable.extend(super::procfs::preopens_without_procfs(&host, &guest).map_err(
+                |err| anyhow::anyhow!("cannot open the granted directory {}: {err}", host.display()),
+            )?);
+        }
+        Ok(reachable)
     }
 
     /// Builds a fresh WASI context.
@@ -170,9 +177,9 @@ mod tests {
             ]
         );
         assert!(sandbox(FsAccess::None).preopens().unwrap().is_empty());
-        assert_eq!(
-            sandbox(FsAccess::Unrestricted).preopens().unwrap(),
-            vec![(PathBuf::from("/"), "/".to_owned())]
-        );
+        // `/` but procfs (runtime/procfs.rs).
+        let unrestricted = sandbox(FsAccess::Unrestricted).preopens().unwrap();
+        assert!(unrestricted.contains(&(PathBuf::from("/etc"), "/etc".to_owned())));
+        assert!(!unrestricted.iter().any(|(host, _)| host.starts_with("/proc")));
     }
 }

@@ -3,80 +3,56 @@
 //! capability ceilings, and what happens to a file that is malformed or
 //! that someone else could have written.
 //!
-//! Each test writes the real file, which every other shim on the machine
-//! would read, so they are `#[ignore]`d and run in `scripts/test`'s serial
-//! pass, hold a lock while the file exists, keep it only until the shim
-//! under test has read it (at start-up), and always remove it (restoring a
-//! file that was there before), also when a test panics.
+//! Each test writes the file in a [`PrivateHome`] of its own, so no other
+//! shim (and no user) ever reads it, and tests run in parallel.
 
-use super::{author_tool, clamp_record, field, probe_extension, tool_error, tool_ok};
-use crate::support::{LOG_TIMEOUT, Shim, probe_manifest, stderr_text};
+use super::{clamp_record, field, probe_extension, tool_error, tool_ok};
+use crate::support::{LOG_TIMEOUT, PrivateHome, Shim, probe_manifest, stderr_text};
 use octet_hostsim::{ApiVersion, ManifestSpec};
 use serde_json::json;
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::io::AsRawFd;
-use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-/// Serialises the tests of this binary that write the file.
-static WRITERS: Mutex<()> = Mutex::new(());
-
-/// The user's policy file, written for one test and removed (or restored)
-/// when dropped.
+/// The user's policy file, written in a private home of its own.
 struct PolicyFile {
-    path: PathBuf,
-    backup: Option<PathBuf>,
-    /// Holds other test processes off while the file exists.
-    _lock: std::fs::File,
-    _writers: MutexGuard<'static, ()>,
+    home: PrivateHome,
 }
 
 impl PolicyFile {
     fn write(text: &str, mode: u32) -> PolicyFile {
-        let writers = WRITERS
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let path = octet_wasm::policy::path().expect("the test user has a home directory");
-        let dir = path.parent().expect("the policy file has a directory");
-        std::fs::create_dir_all(dir).expect("create the policy directory");
-        let lock = std::fs::File::create(dir.join(".e2e-policy.lock")).expect("create the lock");
-        // SAFETY: the descriptor is open for the duration of the call.
-        assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
-        let backup = path.exists().then(|| {
-            let backup = dir.join("policy.toml.e2e-backup");
-            std::fs::rename(&path, &backup).expect("set the user's own policy aside");
-            backup
-        });
-        let file = PolicyFile {
-            path,
-            backup,
-            _lock: lock,
-            _writers: writers,
-        };
-        std::fs::write(&file.path, text).expect("write the policy file");
-        std::fs::set_permissions(&file.path, std::fs::Permissions::from_mode(mode))
+        let home = PrivateHome::new();
+        let path = home.write_policy(text);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
             .expect("set the policy file's mode");
-        file
+        PolicyFile { home }
+    }
+
+    /// The probe with `manifest`, `args` and `env`, in this home.
+    fn probe(self, manifest: ManifestSpec, args: &[&str], env: &[(&str, &str)]) -> Shim {
+        Shim::probe_wrapped(manifest, args, env, &self.home.wrapper()).keeping(self.home)
+    }
+
+    /// `octet-wasm ARGS...` in this home: exit code, stdout and stderr.
+    fn author_tool(&self, args: &[&str]) -> (i32, String) {
+        let output = self
+            .home
+            .shim_command()
+            .args(args)
+            .output()
+            .expect("run octet-wasm");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        (
+            output.status.code().unwrap_or(-1),
+            format!("{stdout}{stderr}"),
+        )
     }
 }
 
-impl Drop for PolicyFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-        if let Some(backup) = &self.backup {
-            let _ = std::fs::rename(backup, &self.path);
-        }
-    }
-}
-
-/// Starts an initialized probe under `policy` and removes the file once
-/// the shim has read it (it reads the policy once, before serving).
+/// Starts an initialized probe under `policy`.
 fn probe_under(policy: &str, mode: u32, manifest: ManifestSpec, args: &[&str]) -> Shim {
-    let file = PolicyFile::write(policy, mode);
-    let mut shim = Shim::probe_with_args(manifest, args);
+    let mut shim = PolicyFile::write(policy, mode).probe(manifest, args, &[]);
     shim.initialize();
-    drop(file);
     shim
 }
 
@@ -100,7 +76,6 @@ memory_mib = 512
 "#;
 
 #[test]
-#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
 fn a_policy_raises_memory_for_one_extension_only() {
     // The probe's own table raises the whole process past the built-in
     // 256 MiB...
@@ -137,7 +112,6 @@ fn a_policy_raises_memory_for_one_extension_only() {
 /// bundle that names itself after the extension (the name is the
 /// manifest's) gets only the top level.
 #[test]
-#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
 fn a_table_pinned_to_another_component_is_not_claimed_by_name() {
     let probe = std::fs::read(crate::support::component("probe")).expect("read the probe");
     let own = octet_wasm::runtime::cache::sha256_hex(&probe);
@@ -181,7 +155,6 @@ fn a_table_pinned_to_another_component_is_not_claimed_by_name() {
 }
 
 #[test]
-#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
 fn fuel_above_the_policy_ceiling_is_lowered() {
     let policy = "fuel = 100_000_000\n";
     for args in [&["--fuel", "100000000000000"][..], &[]] {
@@ -211,7 +184,6 @@ fn fuel_above_the_policy_ceiling_is_lowered() {
 }
 
 #[test]
-#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
 fn a_policy_withholds_filesystem_network_and_environment() {
     let policy = "[capabilities]\nfilesystem = \"none\"\nnetwork = false\nenvironment = []\n";
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a listener");
@@ -222,10 +194,9 @@ fn a_policy_withholds_filesystem_network_and_environment() {
     let manifest = probe_manifest(ApiVersion::V0_2)
         .network(true)
         .environment(&["PROBE_GRANTED"]);
-    let file = PolicyFile::write(policy, 0o600);
-    let mut shim = Shim::probe_with_env(manifest, &[], &[("PROBE_GRANTED", "visible")]);
+    let mut shim =
+        PolicyFile::write(policy, 0o600).probe(manifest, &[], &[("PROBE_GRANTED", "visible")]);
     shim.initialize();
-    drop(file);
     for capability in ["filesystem", "network", "environment"] {
         let record = shim
             .stderr()
@@ -256,7 +227,6 @@ fn a_policy_withholds_filesystem_network_and_environment() {
 }
 
 #[test]
-#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
 fn a_malformed_policy_leaves_the_built_in_ceilings() {
     let policy = "memory_mib = 1024\nmemroy_mib = 2048\n";
     let mut shim = probe_under(policy, 0o600, probe_manifest(ApiVersion::V0_2), &[]);
@@ -275,7 +245,6 @@ fn a_malformed_policy_leaves_the_built_in_ceilings() {
 }
 
 #[test]
-#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
 fn a_policy_others_can_write_is_refused() {
     for mode in [0o664, 0o646] {
         let mut shim = probe_under(
@@ -295,7 +264,6 @@ fn a_policy_others_can_write_is_refused() {
 }
 
 #[test]
-#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
 fn policy_deadlines_stay_under_the_hosts() {
     let policy = "[deadlines]\nrender = 60000\ncancel_grace = 60000\ncommand = 3600000\n";
     let mut shim = probe_under(policy, 0o600, probe_manifest(ApiVersion::V0_2), &[]);
@@ -326,19 +294,17 @@ fn policy_deadlines_stay_under_the_hosts() {
 }
 
 #[test]
-#[ignore = "writes the user's policy file; scripts/test runs it in the serial pass"]
 fn check_and_inspect_report_the_users_ceilings() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = probe_extension(dir.path(), &["--fuel", "5000", "--memory-mib", "300"]);
     let policy =
         "memory_mib = 512\n[deadlines]\ncommand = 600000\n[extension.probe]\nfuel = 1000\n";
     let file = PolicyFile::write(policy, 0o600);
-    let (code, out) = author_tool(&["check", "--deny", "network", &manifest]);
+    let (code, out) = file.author_tool(&["check", "--deny", "network", &manifest]);
     let wasm = dir.path().join("probe.wasm").to_string_lossy().into_owned();
-    let (inspect_code, inspected) = author_tool(&["inspect", &wasm]);
-    drop(file);
+    let (inspect_code, inspected) = file.author_tool(&["inspect", &wasm]);
     assert_eq!(code, 0, "{out}");
-    let path = octet_wasm::policy::path().unwrap();
+    let path = file.home.policy_path();
     for needle in [
         format!(
             "ceilings     {} (with this extension's own table)",
@@ -360,8 +326,8 @@ fn check_and_inspect_report_the_users_ceilings() {
 
     // A policy check cannot use is a warning naming the file.
     let file = PolicyFile::write("memory_mib = 512\n", 0o666);
-    let (code, out) = author_tool(&["check", "--deny", "network", &manifest]);
-    drop(file);
+    let (code, out) = file.author_tool(&["check", "--deny", "network", &manifest]);
+    let path = file.home.policy_path();
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains(&format!(
