@@ -9,6 +9,8 @@
 //! effective uid, never under a path read from the environment or the
 //! command line.
 
+pub mod trusted_path;
+
 use std::ffi::CStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};

@@ -1,14 +1,20 @@
 //! Reading the policy file only when the user alone can have written it.
 //!
 //! The file raises what an extension may take, so a file someone else
-//! could write is no policy: it must be a regular file in place (not a
-//! symbolic link, which could lead into a directory an extension can
-//! write), owned by the effective user, and writable by nobody else. The
-//! checks look at the opened file itself, so it cannot be swapped between
-//! the check and the read.
+//! could write, or could swap, is no policy: every directory from `/` to
+//! it passes the ancestor checks of [`trusted_path::open_dir`] (a link on
+//! the way only when root owns it, each directory root's or the user's and
+//! writable by nobody else), and the file must be a regular file in place
+//! (not a symbolic link, which could lead into a directory an extension
+//! can write), owned by the effective user, and writable by nobody else.
+//! The file is opened relative to the checked directory's descriptor and
+//! judged on its own descriptor, so nothing can be swapped between the
+//! check and the read.
 
+use crate::user_dirs::trusted_path;
 use std::io::Read;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 /// Largest policy file read: a policy is a few hundred bytes.
@@ -23,12 +29,29 @@ pub enum Unusable {
     Refused(String),
 }
 
-/// The text of the policy file at `path`, if the user alone controls it.
+/// The text of the policy file at the absolute `path`, if the user alone
+/// controls it. A directory on the way that does not exist is
+/// [`Unusable::Missing`]; one that fails the ancestor checks is refused,
+/// whether or not a file lies below it (what is below could be anything).
 pub fn read(path: &Path) -> Result<String, Unusable> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path);
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(Unusable::Refused(format!(
+            "{} does not name a file",
+            path.display()
+        )));
+    };
+    let dir = match trusted_path::open_dir(parent) {
+        Ok(Some(dir)) => dir,
+        Ok(None) => return Err(Unusable::Missing),
+        Err(reason) => return Err(Unusable::Refused(reason)),
+    };
+    let file = trusted_path::openat(
+        dir.as_raw_fd(),
+        Path::new(name),
+        libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC,
+        0,
+    )
+    .map(std::fs::File::from);
     let file = match file {
         Ok(file) => file,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Err(Unusable::Missing),
@@ -63,8 +86,7 @@ fn trusted(metadata: &std::fs::Metadata) -> Result<(), String> {
     if !metadata.file_type().is_file() {
         return Err("it is not a regular file".into());
     }
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let euid = unsafe { libc::geteuid() };
+    let euid = trusted_path::euid();
     if metadata.uid() != euid {
         return Err(format!(
             "it is owned by uid {}, not by the user running octet-wasm (uid {euid})",
@@ -163,6 +185,44 @@ mod tests {
         let path = write(dir.path(), 0o600);
         std::os::unix::fs::chown(&path, Some(65534), None).unwrap();
         assert!(refused(&path).contains("owned by uid 65534"));
+    }
+
+    #[test]
+    fn a_linked_or_shared_directory_above_the_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let bundle = dir.path().join("bundle");
+        std::fs::create_dir(&bundle).unwrap();
+        write(&bundle, 0o600);
+        let config = dir.path().join("config");
+        std::os::unix::fs::symlink(&bundle, &config).unwrap();
+        if trusted_path::euid() == 0 {
+            // Root's link is the system layout: followed. Anyone else's,
+            // the user's own included, is not.
+            assert_eq!(
+                read(&config.join("policy.toml")).unwrap(),
+                "memory_mib = 64\n"
+            );
+            std::os::unix::fs::lchown(&config, Some(65534), None).unwrap();
+        }
+        let why = refused(&config.join("policy.toml"));
+        assert!(why.contains("symbolic link owned by uid"), "{why}");
+        // A link that leads nowhere is refused too: whatever is below it
+        // is not the user's to vouch for.
+        std::fs::remove_dir_all(&bundle).unwrap();
+        let why = refused(&config.join("policy.toml"));
+        assert!(why.contains("symbolic link"), "{why}");
+
+        let shared = dir.path().join("shared");
+        std::fs::create_dir(&shared).unwrap();
+        write(&shared, 0o600);
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o775)).unwrap();
+        let why = refused(&shared.join("policy.toml"));
+        assert!(why.contains("writable by group or others"), "{why}");
+        // A missing directory on the way is no file, not a refusal.
+        assert_eq!(
+            read(&dir.path().join("absent/policy.toml")),
+            Err(Unusable::Missing)
+        );
     }
 
     #[test]

@@ -38,11 +38,20 @@
 //! Without a file the built-in ceilings apply: 256 MiB for the process, no
 //! fuel metering, the deadlines' defaults (cancel grace up to 1 s), and
 //! whatever capabilities the manifest asks (the user consented to them
-//! there). A file the user alone cannot have written (a symbolic link, not
-//! owned by the user, writable by group or others) is refused with a
-//! warning; a file with an unknown key or a bad value is reported as an
-//! error. Both leave the built-in ceilings in force: the shim still starts,
-//! and never with ceilings looser than those.
+//! there).
+//!
+//! A file that is there but cannot be used fails closed: `run` and
+//! `compile` refuse to start ([`load_for_start`]), with one error naming
+//! the file and, for a file that is not a valid policy (an unknown key, a
+//! bad value, a TOML syntax error), the line, column and key
+//! ([`Invalid`]). Falling back to the built-in ceilings instead would
+//! loosen what the user wrote: a misspelt key beside `filesystem = "none"`
+//! would give the workspace back. The same holds for a file the user alone
+//! cannot have written (a symbolic link, not owned by the user, writable by
+//! group or others) or one reached through a directory the user alone does
+//! not control (`file`: every ancestor from `/` passes the ancestor checks
+//! of [`crate::user_dirs::trusted_path`]). Only a file that does not exist
+//! (with every directory above it trusted) means the built-in ceilings.
 
 mod ceilings;
 pub mod clamp;
@@ -52,7 +61,7 @@ pub mod report;
 
 pub use ceilings::{BUILT_IN_MEMORY_MIB, Ceilings};
 pub use clamp::{Clamp, Origin};
-pub use format::Table;
+pub use format::{Invalid, Table};
 
 use crate::log::Level;
 use std::fmt;
@@ -127,7 +136,16 @@ pub enum Problem {
     /// cannot be read.
     Refused { path: PathBuf, reason: String },
     /// The file is not a valid policy.
-    Invalid { path: PathBuf, message: String },
+    Invalid { path: PathBuf, error: Invalid },
+}
+
+impl Problem {
+    /// Whether `run` and `compile` refuse to start over it: every problem
+    /// with a file that is there. A user without a home has no file to
+    /// loosen anything with, so the built-in ceilings apply.
+    pub fn refuses_start(&self) -> bool {
+        !matches!(self, Problem::NoHome)
+    }
 }
 
 impl fmt::Display for Problem {
@@ -139,13 +157,13 @@ impl fmt::Display for Problem {
             ),
             Problem::Refused { path, reason } => write!(
                 f,
-                "the policy file {} is not used: {reason}",
+                "the policy file {} cannot be trusted: {reason}",
                 path.display()
             ),
-            Problem::Invalid { path, message } => {
+            Problem::Invalid { path, error } => {
                 write!(
                     f,
-                    "the policy file {} is invalid: {message}",
+                    "the policy file {} is invalid at {error}",
                     path.display()
                 )
             }
@@ -193,33 +211,44 @@ pub fn load_from(
             };
             (policy, None)
         }
-        Err(message) => {
+        Err(error) => {
             let problem = Problem::Invalid {
                 path: path.to_owned(),
-                message,
+                error,
             };
             (Policy::built_in(), Some(problem))
         }
     }
 }
 
-/// [`load`], logging what was wrong with the file and the ceilings that
-/// apply: what `run` uses.
-pub fn load_logged(extension: Option<&str>, digest: Option<&str>) -> Policy {
+/// What `run` and `compile` do when the policy file cannot be used: they
+/// do not start (the message is what octet shows for the extension).
+pub const REFUSAL: &str = "octet-wasm does not start until it is fixed or removed";
+
+/// [`load`] for `run` and `compile`: the ceilings, with what applies
+/// logged, or (for a file that is there but cannot be used) the one-line
+/// error they refuse to start with, logged once with the file, line,
+/// column and key as fields.
+pub fn load_for_start(extension: Option<&str>, digest: Option<&str>) -> Result<Policy, String> {
     let (policy, problem) = load(extension, digest);
     match &problem {
         None => {}
-        Some(Problem::NoHome) => {
+        Some(problem @ Problem::NoHome) => {
             crate::log!(Level::Warning, "no policy file; the built-in ceilings apply",
-            "error" => problem.as_ref().map(ToString::to_string))
+            "error" => problem.to_string())
         }
-        Some(Problem::Refused { path, reason }) => {
-            crate::log!(Level::Warning, "policy file refused; the built-in ceilings apply",
-            "path" => path.display().to_string(), "error" => reason.clone())
+        Some(problem @ Problem::Refused { path, reason }) => {
+            let message = format!("{problem}; {REFUSAL}");
+            crate::log!(Level::Error, &message,
+            "path" => path.display().to_string(), "error" => reason.clone());
+            return Err(message);
         }
-        Some(Problem::Invalid { path, message }) => {
-            crate::log!(Level::Error, "policy file invalid; the built-in ceilings apply until it is fixed",
-            "path" => path.display().to_string(), "error" => message.clone())
+        Some(problem @ Problem::Invalid { path, error }) => {
+            let message = format!("{problem}; {REFUSAL}");
+            crate::log!(Level::Error, &message,
+            "path" => path.display().to_string(), "line" => error.line, "column" => error.column,
+            "key" => error.key.clone(), "error" => error.message.clone());
+            return Err(message);
         }
     }
     if let Some(pinned) = policy.table_pinned_elsewhere() {
@@ -236,7 +265,7 @@ pub fn load_logged(extension: Option<&str>, digest: Option<&str>) -> Policy {
         "memory_mib" => c.memory_mib,
         "fuel" => c.fuel,
         "deadlines_ms" => clamp::deadline_list(&c.deadlines).into_iter().collect::<std::collections::BTreeMap<_, _>>());
-    policy
+    Ok(policy)
 }
 
 #[cfg(test)]
@@ -287,23 +316,34 @@ mod tests {
     }
 
     #[test]
-    fn a_broken_or_untrusted_file_leaves_the_built_in_ceilings() {
-        let (_dir, path) = policy_file("memory_mib = 4096\nnetwork = true\n", 0o600);
-        let (policy, problem) = load_from(&path, None, None);
-        assert_eq!(policy.ceilings, Ceilings::built_in());
-        let Some(Problem::Invalid { message, .. }) = &problem else {
+    fn a_broken_or_untrusted_file_is_a_problem_that_refuses_start() {
+        let (_dir, path) = policy_file(
+            "memory_mib = 4096\n[capabilities]\nfilesystem = \"none\"\nnetwrok = false\n",
+            0o600,
+        );
+        let (_, problem) = load_from(&path, None, None);
+        let problem = problem.expect("a typo is a problem");
+        assert!(problem.refuses_start());
+        let Problem::Invalid { error, .. } = &problem else {
             panic!("{problem:?}");
         };
-        assert!(message.contains("network"), "{message}");
-        assert!(problem.unwrap().to_string().contains("is invalid"));
+        assert_eq!((error.line, error.column), (4, 1));
+        assert_eq!(error.key.as_deref(), Some("capabilities.netwrok"));
+        let text = problem.to_string();
+        assert!(
+            text.contains(&path.display().to_string())
+                && text.contains("line 4, column 1, key `capabilities.netwrok`"),
+            "{text}"
+        );
 
         let (_dir, path) = policy_file("memory_mib = 4096\n", 0o620);
-        let (policy, problem) = load_from(&path, None, None);
-        assert_eq!(policy.ceilings, Ceilings::built_in());
+        let (_, problem) = load_from(&path, None, None);
         assert!(
             matches!(&problem, Some(Problem::Refused { reason, .. }) if reason.contains("group")),
             "{problem:?}"
         );
+        assert!(problem.unwrap().refuses_start());
+        assert!(!Problem::NoHome.refuses_start());
     }
 
     #[test]
