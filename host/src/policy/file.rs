@@ -29,18 +29,18 @@ pub enum Unusable {
     Refused(String),
 }
 
-/// The text of the policy file at the absolute `path`, if the user alone
-/// controls it. A directory on the way that does not exist is
+/// The text of the policy file `below` the absolute `home`, if the user
+/// alone controls it. A directory on the way that does not exist is
 /// [`Unusable::Missing`]; one that fails the ancestor checks is refused,
 /// whether or not a file lies below it (what is below could be anything).
-pub fn read(path: &Path) -> Result<String, Unusable> {
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+pub fn read(home: &Path, below: &Path) -> Result<String, Unusable> {
+    let (Some(parent), Some(name)) = (below.parent(), below.file_name()) else {
         return Err(Unusable::Refused(format!(
             "{} does not name a file",
-            path.display()
+            below.display()
         )));
     };
-    let dir = match trusted_path::open_dir(parent) {
+    let dir = match trusted_path::open_dir(home, parent) {
         Ok(Some(dir)) => dir,
         Ok(None) => return Err(Unusable::Missing),
         Err(reason) => return Err(Unusable::Refused(reason)),
@@ -112,6 +112,16 @@ fn trusted(metadata: &std::fs::Metadata) -> Result<(), String> {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    /// Reads `path` as the file below its own directory (the home).
+    fn read(path: &Path) -> Result<String, Unusable> {
+        super::read(path.parent().unwrap(), Path::new(path.file_name().unwrap()))
+    }
+
+    /// Reads `below` inside `home`.
+    fn read_below(home: &Path, below: &str) -> Result<String, Unusable> {
+        super::read(home, Path::new(below))
+    }
 
     fn write(dir: &Path, mode: u32) -> std::path::PathBuf {
         let path = dir.join("policy.toml");
@@ -187,40 +197,57 @@ mod tests {
         assert!(refused(&path).contains("owned by uid 65534"));
     }
 
+    fn refused_below(home: &Path, below: &str) -> String {
+        match read_below(home, below) {
+            Err(Unusable::Refused(why)) => why,
+            other => panic!("{below} was not refused: {other:?}"),
+        }
+    }
+
     #[test]
-    fn a_linked_or_shared_directory_above_the_file_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
+    fn a_linked_or_shared_directory_on_the_way_is_refused() {
+        let dir = crate::user_dirs::private_test_home();
+        let home = dir.path().join("home");
+        std::fs::create_dir(&home).unwrap();
         let bundle = dir.path().join("bundle");
         std::fs::create_dir(&bundle).unwrap();
         write(&bundle, 0o600);
-        let config = dir.path().join("config");
-        std::os::unix::fs::symlink(&bundle, &config).unwrap();
-        if trusted_path::euid() == 0 {
-            // Root's link is the system layout: followed. Anyone else's,
-            // the user's own included, is not.
-            assert_eq!(
-                read(&config.join("policy.toml")).unwrap(),
-                "memory_mib = 64\n"
-            );
-            std::os::unix::fs::lchown(&config, Some(65534), None).unwrap();
-        }
-        let why = refused(&config.join("policy.toml"));
-        assert!(why.contains("symbolic link owned by uid"), "{why}");
+        // Below the home no link is followed, whoever owns it.
+        std::os::unix::fs::symlink(&bundle, home.join("config")).unwrap();
+        let why = refused_below(&home, "config/policy.toml");
+        assert!(why.contains("symbolic link"), "{why}");
         // A link that leads nowhere is refused too: whatever is below it
         // is not the user's to vouch for.
         std::fs::remove_dir_all(&bundle).unwrap();
-        let why = refused(&config.join("policy.toml"));
+        let why = refused_below(&home, "config/policy.toml");
         assert!(why.contains("symbolic link"), "{why}");
 
-        let shared = dir.path().join("shared");
+        // Above the home, root's link is the system layout; anyone else's
+        // is refused.
+        let real = dir.path().join("real");
+        std::fs::create_dir_all(real.join("c")).unwrap();
+        write(&real.join("c"), 0o600);
+        let linked_home = dir.path().join("linked");
+        std::os::unix::fs::symlink(&real, &linked_home).unwrap();
+        if trusted_path::euid() == 0 {
+            assert_eq!(
+                read_below(&linked_home, "c/policy.toml").unwrap(),
+                "memory_mib = 64\n"
+            );
+            std::os::unix::fs::lchown(&linked_home, Some(65534), None).unwrap();
+        }
+        let why = refused_below(&linked_home, "c/policy.toml");
+        assert!(why.contains("symbolic link owned by uid"), "{why}");
+
+        let shared = home.join("shared");
         std::fs::create_dir(&shared).unwrap();
         write(&shared, 0o600);
         std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o775)).unwrap();
-        let why = refused(&shared.join("policy.toml"));
+        let why = refused_below(&home, "shared/policy.toml");
         assert!(why.contains("writable by group or others"), "{why}");
         // A missing directory on the way is no file, not a refusal.
         assert_eq!(
-            read(&dir.path().join("absent/policy.toml")),
+            read_below(&home, "absent/policy.toml"),
             Err(Unusable::Missing)
         );
     }

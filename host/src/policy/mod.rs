@@ -69,10 +69,13 @@ use std::path::{Path, PathBuf};
 
 pub use crate::user_dirs::POLICY_FILE;
 
+/// The policy file below the home directory.
+const BELOW_HOME: &str = ".config/octet-wasm/policy.toml";
+
 /// The policy file of the effective user (from the user database), if the
 /// user has a home directory.
 pub fn path() -> Option<PathBuf> {
-    crate::user_dirs::config_dir().map(|dir| dir.join("policy.toml"))
+    crate::user_dirs::home_dir().map(|home| home.join(BELOW_HOME))
 }
 
 /// The ceilings in force for one extension.
@@ -177,19 +180,20 @@ impl fmt::Display for Problem {
 /// user's policy file, and what was wrong with the file, if anything (the
 /// built-in ceilings apply then).
 pub fn load(extension: Option<&str>, digest: Option<&str>) -> (Policy, Option<Problem>) {
-    match path() {
-        Some(path) => load_from(&path, extension, digest),
+    match crate::user_dirs::home_dir() {
+        Some(home) => load_from(&home, extension, digest),
         None => (Policy::built_in(), Some(Problem::NoHome)),
     }
 }
 
-/// [`load`] from a given file.
+/// [`load`] for the user whose home is `home`.
 pub fn load_from(
-    path: &Path,
+    home: &Path,
     extension: Option<&str>,
     digest: Option<&str>,
 ) -> (Policy, Option<Problem>) {
-    let text = match file::read(path) {
+    let path = &home.join(BELOW_HOME);
+    let text = match file::read(home, Path::new(BELOW_HOME)) {
         Ok(text) => text,
         Err(file::Unusable::Missing) => return (Policy::built_in(), None),
         Err(file::Unusable::Refused(reason)) => {
@@ -273,26 +277,29 @@ mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
 
+    /// A home holding the policy file `text` with `mode`, and the file's
+    /// path.
     fn policy_file(text: &str, mode: u32) -> (tempfile::TempDir, PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("policy.toml");
+        let home = crate::user_dirs::private_test_home();
+        let path = home.path().join(BELOW_HOME);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, text).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
-        (dir, path)
+        (home, path)
     }
 
     #[test]
     fn a_valid_file_gives_its_ceilings_per_extension() {
-        let (_dir, path) = policy_file(
+        let (home, path) = policy_file(
             "memory_mib = 64\n[extension.big]\nmemory_mib = 1024\n",
             0o600,
         );
-        let (policy, problem) = load_from(&path, Some("small"), None);
+        let (policy, problem) = load_from(home.path(), Some("small"), None);
         assert_eq!(problem, None);
         assert_eq!(policy.ceilings.memory_mib, 64);
         assert!(!policy.extension_table());
         assert_eq!(policy.source(), path.display().to_string());
-        let (policy, _) = load_from(&path, Some("big"), None);
+        let (policy, _) = load_from(home.path(), Some("big"), None);
         assert_eq!(policy.ceilings.memory_mib, 1024);
         assert!(policy.source().contains("this extension's own table"));
     }
@@ -300,28 +307,28 @@ mod tests {
     #[test]
     fn a_table_pinned_to_another_component_is_not_applied() {
         let pin = "0f".repeat(32);
-        let (_dir, path) = policy_file(
+        let (home, _) = policy_file(
             &format!("memory_mib = 64\n[extension.big]\nmemory_mib = 1024\nsha256 = \"{pin}\"\n"),
             0o600,
         );
-        let (policy, problem) = load_from(&path, Some("big"), Some(&"11".repeat(32)));
+        let (policy, problem) = load_from(home.path(), Some("big"), Some(&"11".repeat(32)));
         assert_eq!(problem, None);
         assert_eq!(policy.ceilings.memory_mib, 64);
         assert!(!policy.extension_table());
         assert_eq!(policy.table_pinned_elsewhere(), Some(pin.as_str()));
         assert!(policy.source().contains("pinned to another component"));
-        let (policy, _) = load_from(&path, Some("big"), Some(&pin));
+        let (policy, _) = load_from(home.path(), Some("big"), Some(&pin));
         assert_eq!(policy.ceilings.memory_mib, 1024);
         assert_eq!(policy.table_pinned_elsewhere(), None);
     }
 
     #[test]
     fn a_broken_or_untrusted_file_is_a_problem_that_refuses_start() {
-        let (_dir, path) = policy_file(
+        let (home, path) = policy_file(
             "memory_mib = 4096\n[capabilities]\nfilesystem = \"none\"\nnetwrok = false\n",
             0o600,
         );
-        let (_, problem) = load_from(&path, None, None);
+        let (_, problem) = load_from(home.path(), None, None);
         let problem = problem.expect("a typo is a problem");
         assert!(problem.refuses_start());
         let Problem::Invalid { error, .. } = &problem else {
@@ -336,8 +343,8 @@ mod tests {
             "{text}"
         );
 
-        let (_dir, path) = policy_file("memory_mib = 4096\n", 0o620);
-        let (_, problem) = load_from(&path, None, None);
+        let (home, _) = policy_file("memory_mib = 4096\n", 0o620);
+        let (_, problem) = load_from(home.path(), None, None);
         assert!(
             matches!(&problem, Some(Problem::Refused { reason, .. }) if reason.contains("group")),
             "{problem:?}"
@@ -348,8 +355,8 @@ mod tests {
 
     #[test]
     fn no_file_is_the_built_in_ceilings_without_a_problem() {
-        let dir = tempfile::tempdir().unwrap();
-        let (policy, problem) = load_from(&dir.path().join("policy.toml"), Some("x"), None);
+        let dir = crate::user_dirs::private_test_home();
+        let (policy, problem) = load_from(dir.path(), Some("x"), None);
         assert_eq!(problem, None);
         assert_eq!(policy.file, None);
         assert_eq!(policy.ceilings, Ceilings::built_in());

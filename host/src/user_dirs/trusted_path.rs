@@ -8,10 +8,13 @@
 //! before and judges the descriptor itself (`fstat`), so nothing can be
 //! swapped between the check and the use. The rules:
 //!
-//! - a symbolic link is followed only when root owns it (the system's own
-//!   layout, such as `/home -> /var/home`); a link owned by the user or by
-//!   anyone else is refused, since the user's own links are also what a
-//!   guest writing through a granted directory can make;
+//! - on the way to the home directory, a symbolic link is followed only
+//!   when root owns it (the system's own layout, such as `/home ->
+//!   /var/home`); a link owned by the user or by anyone else is refused,
+//!   since the user's own links are also what a guest writing through a
+//!   granted directory can make. Below the home no link is followed at
+//!   all, root's included: for a user who is root, root's links are the
+//!   ones a guest makes;
 //! - a directory must be owned by root or by the user and writable by
 //!   nobody else, except a root-owned sticky directory (`/tmp`) on the way,
 //!   where others may create names but not replace the user's or root's
@@ -96,13 +99,28 @@ fn is_sticky_root(meta: &Metadata) -> bool {
     meta.is_dir() && meta.uid() == 0 && meta.mode() & libc::S_ISVTX != 0
 }
 
-/// Opens the directory at the absolute `path` for reading, walking from `/`
+/// Opens the directory `below` (plain names, no link followed) inside the
+/// absolute `home` (walked from `/`, root's links followed) for reading,
 /// under the rules above. `Ok(None)`: a component does not exist (nothing
 /// there can be the user's). `Err`: one line naming the component refused
 /// and why.
-pub fn open_dir(path: &Path) -> Result<Option<OwnedFd>, String> {
-    if !path.is_absolute() {
-        return Err(format!("{} is not an absolute path", path.display()));
+pub fn open_dir(home: &Path, below: &Path) -> Result<Option<OwnedFd>, String> {
+    if !home.is_absolute() {
+        return Err(format!("{} is not an absolute path", home.display()));
+    }
+    let mut names: VecDeque<(OsString, bool)> = components(home)
+        .into_iter()
+        .map(|name| (name, true))
+        .collect();
+    for component in below.components() {
+        let Component::Normal(name) = component else {
+            return Err(format!(
+                "{} is not a plain path below {}",
+                below.display(),
+                home.display()
+            ));
+        };
+        names.push_back((name.to_owned(), false));
     }
     let root = openat(
         libc::AT_FDCWD,
@@ -117,9 +135,8 @@ pub fn open_dir(path: &Path) -> Result<Option<OwnedFd>, String> {
     // is opened) and the path they spell, for messages.
     let mut stack: Vec<(OwnedFd, Metadata)> = vec![(root, root_meta)];
     let mut walked = PathBuf::from("/");
-    let mut names = components(path);
     let mut links = 0;
-    while let Some(name) = names.pop_front() {
+    while let Some((name, follow)) = names.pop_front() {
         if name == ".." {
             if stack.len() > 1 {
                 stack.pop();
@@ -151,9 +168,15 @@ pub fn open_dir(path: &Path) -> Result<Option<OwnedFd>, String> {
         }
         let file_type = meta.file_type();
         if file_type.is_symlink() {
+            if !follow {
+                return Err(format!(
+                    "{} is a symbolic link; below the home directory octet-wasm follows none",
+                    here.display()
+                ));
+            }
             if meta.uid() != 0 {
                 return Err(format!(
-                    "{} is a symbolic link owned by uid {}; on the way to what octet-wasm trusts only root's links (the system layout) are followed",
+                    "{} is a symbolic link owned by uid {}; on the way to the home directory only root's links (the system layout) are followed",
                     here.display(),
                     meta.uid()
                 ));
@@ -162,7 +185,7 @@ pub fn open_dir(path: &Path) -> Result<Option<OwnedFd>, String> {
             if links > MAX_LINKS {
                 return Err(format!(
                     "more than {MAX_LINKS} symbolic links on the way to {}",
-                    path.display()
+                    home.display()
                 ));
             }
             let target = read_link(&fd)
@@ -172,7 +195,7 @@ pub fn open_dir(path: &Path) -> Result<Option<OwnedFd>, String> {
                 walked = PathBuf::from("/");
             }
             for name in components(&target).into_iter().rev() {
-                names.push_front(name);
+                names.push_front((name, true));
             }
             continue;
         }
@@ -189,18 +212,15 @@ pub fn open_dir(path: &Path) -> Result<Option<OwnedFd>, String> {
                 here.display()
             ));
         }
-        let last = names.is_empty();
-        if !(is_sticky_root(&meta) && !last) {
+        // A shared sticky directory is passed on the way, never ended at.
+        let passed_through = is_sticky_root(&meta) && !names.is_empty();
+        if !passed_through {
             check_dir(&meta, &here, &[0, euid()])?;
         }
         walked = here;
         stack.push((fd, meta));
     }
-    let (fd, meta) = stack.pop().expect("the stack holds /");
-    if stack.is_empty() {
-        // The path was `/` itself: judged like any directory it ends at.
-        check_dir(&meta, &walked, &[0, euid()])?;
-    }
+    let (fd, _) = stack.pop().expect("the stack holds /");
     // The same directory, reopened through its own `O_PATH` descriptor, so
     // no name is looked up again.
     let dir = openat(
@@ -261,8 +281,12 @@ mod tests {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
     }
 
+    fn open(path: &Path) -> Result<Option<OwnedFd>, String> {
+        open_dir(path, Path::new(""))
+    }
+
     fn refused(path: &Path) -> String {
-        match open_dir(path) {
+        match open(path) {
             Err(why) => why,
             Ok(found) => panic!("{} was not refused: {found:?}", path.display()),
         }
@@ -273,14 +297,14 @@ mod tests {
         let dir = private_dir();
         mkdir(&dir.path().join("a"), 0o700);
         mkdir(&dir.path().join("a/b"), 0o755);
-        let fd = open_dir(&dir.path().join("a/b")).unwrap().unwrap();
+        let fd = open(&dir.path().join("a/b")).unwrap().unwrap();
         let meta = metadata(&fd).unwrap();
         let expected = std::fs::metadata(dir.path().join("a/b")).unwrap();
         assert_eq!((meta.dev(), meta.ino()), (expected.dev(), expected.ino()));
-        assert!(open_dir(&dir.path().join("a/missing/c")).unwrap().is_none());
-        assert!(open_dir(Path::new("/")).unwrap().is_some());
+        assert!(open(&dir.path().join("a/missing/c")).unwrap().is_none());
+        assert!(open(Path::new("/")).unwrap().is_some());
         // `..` is walked, not resolved lexically.
-        assert!(open_dir(&dir.path().join("a/b/../b")).unwrap().is_some());
+        assert!(open(&dir.path().join("a/b/../b")).unwrap().is_some());
         assert!(refused(Path::new("relative")).contains("absolute"));
     }
 
@@ -310,7 +334,7 @@ mod tests {
         let sticky = dir.path().join("sticky");
         mkdir(&sticky, 0o1777);
         mkdir(&sticky.join("mine"), 0o700);
-        assert!(open_dir(&sticky.join("mine")).unwrap().is_some());
+        assert!(open(&sticky.join("mine")).unwrap().is_some());
         let why = refused(&sticky);
         assert!(why.contains("writable by group or others"), "{why}");
         let theirs = sticky.join("theirs");
@@ -334,11 +358,11 @@ mod tests {
         if owner == 0 {
             // Root's link (the system layout): followed, relative targets
             // resolved from the link's directory.
-            let through = open_dir(&link.join("below")).unwrap().unwrap();
+            let through = open(&link.join("below")).unwrap().unwrap();
             let meta = metadata(&through).unwrap();
             let expected = std::fs::metadata(real.join("below")).unwrap();
             assert_eq!(meta.ino(), expected.ino());
-            let up = open_dir(&relative_from_link).unwrap().unwrap();
+            let up = open(&relative_from_link).unwrap().unwrap();
             assert_eq!(
                 metadata(&up).unwrap().ino(),
                 std::fs::metadata(&real).unwrap().ino()
@@ -366,7 +390,7 @@ mod tests {
         if !is_root_link {
             return;
         }
-        let fd = open_dir(lib).unwrap().unwrap();
+        let fd = open(lib).unwrap().unwrap();
         assert_eq!(
             metadata(&fd).unwrap().ino(),
             std::fs::metadata(lib).unwrap().ino()
@@ -387,6 +411,26 @@ mod tests {
         std::os::unix::fs::chown(&theirs, Some(65534), None).unwrap();
         let why = refused(&theirs);
         assert!(why.contains("owned by uid 65534"), "{why}");
+    }
+
+    #[test]
+    fn no_link_is_followed_below_the_home_whoever_owns_it() {
+        let dir = private_dir();
+        mkdir(&dir.path().join("real"), 0o700);
+        std::os::unix::fs::symlink("real", dir.path().join("link")).unwrap();
+        let why = open_dir(dir.path(), Path::new("link")).unwrap_err();
+        assert!(
+            why.contains("below the home directory octet-wasm follows none"),
+            "{why}"
+        );
+        assert!(open_dir(dir.path(), Path::new("real")).unwrap().is_some());
+        assert!(
+            open_dir(dir.path(), Path::new("real/none"))
+                .unwrap()
+                .is_none()
+        );
+        let why = open_dir(dir.path(), Path::new("../x")).unwrap_err();
+        assert!(why.contains("not a plain path"), "{why}");
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub fn open_existing(home: &Path, below: &Path) -> Result<Option<Dir>, String> {
 }
 
 fn chain(home: &Path, below: &Path, create: bool) -> Result<Option<(Dir, Dir)>, String> {
-    let home_fd = trusted_path::open_dir(home)?
+    let home_fd = trusted_path::open_dir(home, Path::new(""))?
         .ok_or_else(|| format!("the home directory {} does not exist", home.display()))?;
     let home_dir = Dir { fd: home_fd };
     let mut current: Option<OwnedFd> = None;
