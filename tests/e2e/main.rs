@@ -40,6 +40,7 @@ mod install;
 mod isolation;
 mod manifest_mismatch;
 mod negotiation;
+mod policy_fail_closed;
 mod progress;
 mod python_agents;
 mod python_api_04;
