@@ -215,12 +215,37 @@ fn outcome(policy: &Policy, asked: &Requests, defaults: &DefaultLimits) -> Resul
 /// sets after the manifest's own environment, but to the manifest's own
 /// `name`: any bundle can name itself after another extension. A table
 /// with `sha256 = "..."` applies only to that component, so a bundle
-/// cannot claim its ceilings (docs/security.md).
-fn user_policy(digest: Option<&str>) -> Policy {
+/// cannot claim its ceilings (docs/security.md). `Err`: the file is there
+/// but cannot be used, and the shim refuses to start (the error is
+/// logged).
+fn user_policy(digest: Option<&str>) -> Result<Policy, String> {
     let name = std::env::var("OCTET_EXTENSION_NAME")
         .ok()
         .filter(|name| !name.is_empty());
-    policy::load_logged(name.as_deref(), digest)
+    policy::load_for_start(name.as_deref(), digest)
+}
+
+/// `run` under a policy file that cannot be used: the extension process
+/// octet expects, which never loads the component and answers `initialize`
+/// with `message` (the path a missing component takes), so octet shows the
+/// extension as failed with the reason.
+fn refuse_to_run(component: PathBuf, message: String) -> ExitCode {
+    let built_in = Policy::built_in();
+    let none = Requests::default();
+    let Outcome {
+        limits, deadlines, ..
+    } = match policy::report::outcome(&built_in, &none, &none) {
+        Ok(outcome) => outcome,
+        Err(err) => return fail(&err),
+    };
+    let options = Options {
+        component,
+        limits,
+        deadlines,
+        cache: None,
+        sha256: None,
+    };
+    serve(options, Err(message))
 }
 
 /// The default limits in the metadata section of a component's `bytes`. A
@@ -284,7 +309,10 @@ fn run(args: RunArgs) -> ExitCode {
     let file = read_hashed(&component)
         .map_err(|err| format!("cannot read the component {}: {err}", component.display()));
     let digest = file.as_ref().ok().map(|read| read.digest.hex());
-    let policy = user_policy(digest.as_deref());
+    let policy = match user_policy(digest.as_deref()) {
+        Ok(policy) => policy,
+        Err(message) => return refuse_to_run(component, message),
+    };
     let defaults = file.as_ref().map_or_else(
         |_| DefaultLimits::default(),
         |read| metadata_limits(&read.bytes, &component),
@@ -311,6 +339,15 @@ fn run(args: RunArgs) -> ExitCode {
         cache: cache(&args.runtime),
         sha256: args.sha256.clone(),
     };
+    serve(options, file)
+}
+
+/// Serves the wire for `options` and the component `run` read (or why it
+/// will not run one).
+fn serve(
+    options: Options,
+    file: Result<octet_wasm::runtime::component_file::ComponentFile, String>,
+) -> ExitCode {
     // One protocol thread: the server loop and the primary instance share
     // it (a request costs one wake-up); pools get their own workers.
     //
@@ -339,7 +376,11 @@ fn compile(args: CompileArgs) -> ExitCode {
         Err(err) => return fail(&format!("cannot read {}: {err}", path.display())),
     };
     // The same limits `run` will use, so it finds this cache entry.
-    let policy = user_policy(Some(&file.digest.hex()));
+    let policy = match user_policy(Some(&file.digest.hex())) {
+        Ok(policy) => policy,
+        // Already logged: one error line, exit status 2 as for `fail`.
+        Err(_) => return ExitCode::from(2),
+    };
     let defaults = metadata_limits(&file.bytes, &path);
     let limits = match outcome(&policy, &args.runtime.requests(), &defaults) {
         Ok(outcome) => outcome.limits,

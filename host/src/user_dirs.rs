@@ -9,6 +9,8 @@
 //! effective uid, never under a path read from the environment or the
 //! command line.
 
+pub mod trusted_path;
+
 use std::path::{Component, Path, PathBuf};
 
 /// The effective user's home directory from the user database

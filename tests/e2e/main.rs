@@ -44,6 +44,7 @@ mod isolation;
 mod manifest_mismatch;
 mod negotiation;
 mod no_code_loading;
+mod policy_fail_closed;
 mod progress;
 mod python_agents;
 mod python_api_04;

@@ -193,8 +193,9 @@ pub fn check_text_under(
     (checker.findings, checker.report)
 }
 
-/// A policy file that will not be used, as a finding: the extension still
-/// runs, under the built-in ceilings.
+/// A policy file that will not be used, as a finding: a problem when it is
+/// there (`run` and `compile` refuse to start under it), a warning when
+/// the user has no home (the built-in ceilings apply).
 fn policy_finding(problem: &PolicyProblem) -> Finding {
     let (file, fix) = match problem {
         PolicyProblem::NoHome => (
@@ -204,17 +205,21 @@ fn policy_finding(problem: &PolicyProblem) -> Finding {
         PolicyProblem::Refused { path, .. } => (
             path.clone(),
             format!(
-                "make it a regular file owned by you and writable only by you (chmod go-w {})",
+                "make it a regular file owned by you and writable only by you (chmod go-w {}), reached through directories only you or root control and no link but root's; until then `run` and `compile` refuse to start",
                 path.display()
             ),
         ),
         PolicyProblem::Invalid { path, .. } => (
             path.clone(),
-            "fix the key or value named; until then the built-in ceilings apply".to_owned(),
+            "fix the key or value named (or remove the file); until then `run` and `compile` refuse to start".to_owned(),
         ),
     };
     Finding {
-        severity: Severity::Warning,
+        severity: if problem.refuses_start() {
+            Severity::Problem
+        } else {
+            Severity::Warning
+        },
         file,
         field: "(policy)".into(),
         message: problem.to_string(),

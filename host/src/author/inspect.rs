@@ -31,8 +31,12 @@ pub fn run(args: InspectArgs) -> Result<(), String> {
     } else {
         self::report(&analysis);
         say("");
-        if let Some(problem) = &limits.problem {
-            say(&format!("warning: {problem}; the built-in ceilings apply"));
+        match &limits.problem {
+            Some(problem) if problem.refuses_start() => say(&format!(
+                "error: {problem}; `run` and `compile` refuse to start until it is fixed or removed (the limits below are the built-in ones, for reference)"
+            )),
+            Some(problem) => say(&format!("warning: {problem}; the built-in ceilings apply")),
+            None => {}
         }
         for clamp in &limits.outcome.clamps {
             say(&format!("clamp        {clamp}"));

@@ -1,14 +1,20 @@
 //! Reading the policy file only when the user alone can have written it.
 //!
 //! The file raises what an extension may take, so a file someone else
-//! could write is no policy: it must be a regular file in place (not a
-//! symbolic link, which could lead into a directory an extension can
-//! write), owned by the effective user, and writable by nobody else. The
-//! checks look at the opened file itself, so it cannot be swapped between
-//! the check and the read.
+//! could write, or could swap, is no policy: every directory from `/` to
+//! it passes the ancestor checks of [`trusted_path::open_dir`] (a link on
+//! the way only when root owns it, each directory root's or the user's and
+//! writable by nobody else), and the file must be a regular file in place
+//! (not a symbolic link, which could lead into a directory an extension
+//! can write), owned by the effective user, and writable by nobody else.
+//! The file is opened relative to the checked directory's descriptor and
+//! judged on its own descriptor, so nothing can be swapped between the
+//! check and the read.
 
+use crate::user_dirs::trusted_path;
 use std::io::Read;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 /// Largest policy file read: a policy is a few hundred bytes.
@@ -23,12 +29,29 @@ pub enum Unusable {
     Refused(String),
 }
 
-/// The text of the policy file at `path`, if the user alone controls it.
-pub fn read(path: &Path) -> Result<String, Unusable> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path);
+/// The text of the policy file `below` the absolute `home`, if the user
+/// alone controls it. A directory on the way that does not exist is
+/// [`Unusable::Missing`]; one that fails the ancestor checks is refused,
+/// whether or not a file lies below it (what is below could be anything).
+pub fn read(home: &Path, below: &Path) -> Result<String, Unusable> {
+    let (Some(parent), Some(name)) = (below.parent(), below.file_name()) else {
+        return Err(Unusable::Refused(format!(
+            "{} does not name a file",
+            below.display()
+        )));
+    };
+    let dir = match trusted_path::open_dir(home, parent) {
+        Ok(Some(dir)) => dir,
+        Ok(None) => return Err(Unusable::Missing),
+        Err(reason) => return Err(Unusable::Refused(reason)),
+    };
+    let file = trusted_path::openat(
+        dir.as_raw_fd(),
+        Path::new(name),
+        libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC,
+        0,
+    )
+    .map(std::fs::File::from);
     let file = match file {
         Ok(file) => file,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Err(Unusable::Missing),
@@ -63,8 +86,7 @@ fn trusted(metadata: &std::fs::Metadata) -> Result<(), String> {
     if !metadata.file_type().is_file() {
         return Err("it is not a regular file".into());
     }
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let euid = unsafe { libc::geteuid() };
+    let euid = trusted_path::euid();
     if metadata.uid() != euid {
         return Err(format!(
             "it is owned by uid {}, not by the user running octet-wasm (uid {euid})",
@@ -90,6 +112,16 @@ fn trusted(metadata: &std::fs::Metadata) -> Result<(), String> {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    /// Reads `path` as the file below its own directory (the home).
+    fn read(path: &Path) -> Result<String, Unusable> {
+        super::read(path.parent().unwrap(), Path::new(path.file_name().unwrap()))
+    }
+
+    /// Reads `below` inside `home`.
+    fn read_below(home: &Path, below: &str) -> Result<String, Unusable> {
+        super::read(home, Path::new(below))
+    }
 
     fn write(dir: &Path, mode: u32) -> std::path::PathBuf {
         let path = dir.join("policy.toml");
@@ -163,6 +195,61 @@ mod tests {
         let path = write(dir.path(), 0o600);
         std::os::unix::fs::chown(&path, Some(65534), None).unwrap();
         assert!(refused(&path).contains("owned by uid 65534"));
+    }
+
+    fn refused_below(home: &Path, below: &str) -> String {
+        match read_below(home, below) {
+            Err(Unusable::Refused(why)) => why,
+            other => panic!("{below} was not refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_linked_or_shared_directory_on_the_way_is_refused() {
+        let dir = crate::user_dirs::private_test_home();
+        let home = dir.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        let bundle = dir.path().join("bundle");
+        std::fs::create_dir(&bundle).unwrap();
+        write(&bundle, 0o600);
+        // Below the home no link is followed, whoever owns it.
+        std::os::unix::fs::symlink(&bundle, home.join("config")).unwrap();
+        let why = refused_below(&home, "config/policy.toml");
+        assert!(why.contains("symbolic link"), "{why}");
+        // A link that leads nowhere is refused too: whatever is below it
+        // is not the user's to vouch for.
+        std::fs::remove_dir_all(&bundle).unwrap();
+        let why = refused_below(&home, "config/policy.toml");
+        assert!(why.contains("symbolic link"), "{why}");
+
+        // Above the home, root's link is the system layout; anyone else's
+        // is refused.
+        let real = dir.path().join("real");
+        std::fs::create_dir_all(real.join("c")).unwrap();
+        write(&real.join("c"), 0o600);
+        let linked_home = dir.path().join("linked");
+        std::os::unix::fs::symlink(&real, &linked_home).unwrap();
+        if trusted_path::euid() == 0 {
+            assert_eq!(
+                read_below(&linked_home, "c/policy.toml").unwrap(),
+                "memory_mib = 64\n"
+            );
+            std::os::unix::fs::lchown(&linked_home, Some(65534), None).unwrap();
+        }
+        let why = refused_below(&linked_home, "c/policy.toml");
+        assert!(why.contains("symbolic link owned by uid"), "{why}");
+
+        let shared = home.join("shared");
+        std::fs::create_dir(&shared).unwrap();
+        write(&shared, 0o600);
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o775)).unwrap();
+        let why = refused_below(&home, "shared/policy.toml");
+        assert!(why.contains("writable by group or others"), "{why}");
+        // A missing directory on the way is no file, not a refusal.
+        assert_eq!(
+            read_below(&home, "absent/policy.toml"),
+            Err(Unusable::Missing)
+        );
     }
 
     #[test]

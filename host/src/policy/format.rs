@@ -1,10 +1,130 @@
 //! The policy file's TOML, parsed strictly: the user wrote it, so a key
-//! octet-wasm does not know is reported rather than guessed at.
+//! octet-wasm does not know is reported rather than guessed at, with the
+//! line, column and key it is at ([`Invalid`]), because the shim refuses to
+//! start until it is fixed.
 
 use crate::protocol::deadlines::{NAMES, PerName};
 use crate::runtime::FsAccess;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::fmt;
+use toml::de::{DeTable, DeValue};
+
+/// Why a policy file's text is not a policy, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    /// 1-based.
+    pub line: usize,
+    /// 1-based, in characters.
+    pub column: usize,
+    /// The dotted key the problem is at (`capabilities.filesystem`), when
+    /// the text gets far enough to have one.
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)?;
+        if let Some(key) = &self.key {
+            write!(f, ", key `{key}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// A dotted key as TOML spells it: bare where it can be, quoted otherwise.
+fn dotted(keys: &[String]) -> String {
+    keys.iter()
+        .map(|key| {
+            let bare = !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            if bare {
+                key.clone()
+            } else {
+                format!("{key:?}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// Line and column (1-based) of byte `offset` in `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .map_or(0, |tail| tail.chars().count())
+        + 1;
+    (line, column)
+}
+
+/// The keys leading to what lies at byte `offset` of the parsed document:
+/// the key whose name spans it, at any depth, else the one whose value
+/// does. (A `[table]`'s own span covers its header, not its keys, so every
+/// table is searched.)
+fn keys_at(table: &DeTable<'_>, offset: usize) -> Vec<String> {
+    for (key, value) in table.iter() {
+        let name = || key.get_ref().to_string();
+        if key.span().contains(&offset) {
+            return vec![name()];
+        }
+        if let DeValue::Table(inner) = value.get_ref() {
+            let deeper = keys_at(inner, offset);
+            if !deeper.is_empty() {
+                return std::iter::once(name()).chain(deeper).collect();
+            }
+        }
+        if value.span().contains(&offset) {
+            return vec![name()];
+        }
+    }
+    Vec::new()
+}
+
+/// Where the value of `keys` starts (or the deepest of its keys the
+/// document has), if the document has any.
+fn offset_of(table: &DeTable<'_>, keys: &[String]) -> Option<usize> {
+    let (first, rest) = keys.split_first()?;
+    let (key, value) = table.iter().find(|(key, _)| key.get_ref() == first)?;
+    match (rest.is_empty(), value.get_ref()) {
+        (true, _) => Some(value.span().start),
+        (false, DeValue::Table(inner)) => offset_of(inner, rest).or(Some(key.span().start)),
+        (false, _) => Some(key.span().start),
+    }
+}
+
+/// One line of an error text (the TOML crate's may span several).
+fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// For a text TOML cannot parse: the key a `key = value` line at `offset`
+/// names, under the last `[table]` header above it.
+fn key_on_line(text: &str, offset: usize) -> Option<String> {
+    let (line, _) = line_column(text, offset);
+    let lines: Vec<&str> = text.lines().collect();
+    let this = lines.get(line - 1)?.trim();
+    let (key, _) = this.split_once('=')?;
+    let key = key.trim();
+    if key.is_empty() || key.starts_with('[') || key.starts_with('#') {
+        return None;
+    }
+    let header = lines[..line - 1].iter().rev().find_map(|l| {
+        let l = l.trim();
+        let inner = l.strip_prefix('[')?.trim_start_matches('[');
+        Some(inner.split(']').next()?.trim().to_owned())
+    });
+    Some(match header {
+        Some(header) if !header.is_empty() => format!("{header}.{key}"),
+        _ => key.to_owned(),
+    })
+}
 
 /// The whole file: settings for every extension, and tables that override
 /// them for one extension each.
@@ -134,35 +254,31 @@ impl Settings {
         }
     }
 
-    /// Values TOML accepts but a ceiling cannot be.
-    fn check(&self, table: &str) -> Result<(), String> {
-        let at = |key: &str| {
-            if table.is_empty() {
-                key.to_owned()
-            } else {
-                format!("{table}.{key}")
-            }
+    /// Values TOML accepts but a ceiling cannot be: the keys (below
+    /// `table`) and what is wrong.
+    fn check(&self, table: &[String]) -> Result<(), (Vec<String>, String)> {
+        let at = |keys: &[&str]| {
+            let mut path = table.to_vec();
+            path.extend(keys.iter().map(|key| (*key).to_owned()));
+            path
         };
         if self.memory_mib == Some(0) {
-            return Err(format!("{} must be at least 1", at("memory_mib")));
+            return Err((at(&["memory_mib"]), "must be at least 1".into()));
         }
         if self.fuel == Some(0) {
-            return Err(format!("{} must be at least 1", at("fuel")));
+            return Err((at(&["fuel"]), "must be at least 1".into()));
         }
         if let Some(pin) = &self.sha256
             && !crate::runtime::cache::ComponentDigest::is_hex(pin)
         {
-            return Err(format!(
-                "{} must be a SHA-256 in hex (64 characters), as `octet-wasm inspect` shows it",
-                at("sha256")
+            return Err((
+                at(&["sha256"]),
+                "must be a SHA-256 in hex (64 characters), as `octet-wasm inspect` shows it".into(),
             ));
         }
         for (name, value) in self.deadlines.entries() {
             if value == Some(0) {
-                return Err(format!(
-                    "{} must be at least 1 ms",
-                    at(&format!("deadlines.{name}"))
-                ));
+                return Err((at(&["deadlines", name]), "must be at least 1 ms".into()));
             }
         }
         Ok(())
@@ -177,8 +293,36 @@ pub fn parse(
     text: &str,
     extension: Option<&str>,
     digest: Option<&str>,
-) -> Result<(Settings, Table), String> {
-    let file: File = toml::from_str(text).map_err(|err| err.to_string().trim_end().to_owned())?;
+) -> Result<(Settings, Table), Invalid> {
+    let document = DeTable::parse(text).map_err(|err| {
+        let offset = err.span().map_or(0, |span| span.start);
+        let (line, column) = line_column(text, offset);
+        Invalid {
+            line,
+            column,
+            key: key_on_line(text, offset),
+            message: one_line(err.message()),
+        }
+    })?;
+    let document = document.get_ref();
+    let at = |keys: Vec<String>, offset: Option<usize>, message: String| {
+        let (line, column) = line_column(text, offset.unwrap_or(0));
+        Invalid {
+            line,
+            column,
+            key: (!keys.is_empty()).then(|| dotted(&keys)),
+            message,
+        }
+    };
+    let file: File = toml::from_str(text).map_err(|err| {
+        let offset = err.span().map(|span| span.start);
+        let keys = offset.map_or_else(Vec::new, |offset| keys_at(document, offset));
+        at(keys, offset, one_line(err.message()))
+    })?;
+    let invalid_value = |(keys, message): (Vec<String>, String)| {
+        let offset = offset_of(document, &keys);
+        at(keys, offset, message)
+    };
     let top = Settings {
         memory_mib: file.memory_mib,
         fuel: file.fuel,
@@ -187,9 +331,11 @@ pub fn parse(
         capabilities: file.capabilities,
         sha256: None,
     };
-    top.check("")?;
+    top.check(&[]).map_err(invalid_value)?;
     for (name, settings) in &file.extension {
-        settings.check(&format!("extension.{name:?}"))?;
+        settings
+            .check(&["extension".to_owned(), name.clone()])
+            .map_err(invalid_value)?;
     }
     match extension.and_then(|name| file.extension.get(name)) {
         None => Ok((top, Table::Absent)),
@@ -289,7 +435,7 @@ network = true
         );
         assert_eq!(parse(only_one, Some("two"), None).unwrap().0.receipts, None);
         let err = parse("receipts = \"yes\"", None, None).unwrap_err();
-        assert!(err.contains("receipts"), "{err}");
+        assert_eq!(err.key.as_deref(), Some("receipts"), "{err}");
     }
 
     #[test]
@@ -310,12 +456,11 @@ network = true
             );
         }
         let err = parse("[extension.tool]\nsha256 = \"abc\"\n", Some("tool"), None).unwrap_err();
-        assert!(
-            err.contains("extension.\"tool\".sha256 must be a SHA-256"),
-            "{err}"
-        );
+        assert_eq!(err.key.as_deref(), Some("extension.tool.sha256"), "{err}");
+        assert_eq!(err.line, 2);
+        assert!(err.message.contains("must be a SHA-256"), "{err}");
         let err = parse("sha256 = \"abc\"\n", None, None).unwrap_err();
-        assert!(err.contains("sha256"), "{err}");
+        assert!(err.to_string().contains("sha256"), "{err}");
     }
 
     #[test]
@@ -327,31 +472,92 @@ network = true
     }
 
     #[test]
-    fn unknown_keys_and_bad_values_are_errors_naming_them() {
-        for (text, needle) in [
-            ("memroy_mib = 64", "memroy_mib"),
-            ("[deadlines]\nrendr = 100", "rendr"),
-            ("[capabilities]\nprocess = true", "process"),
-            ("[capabilities]\nfilesystem = \"home\"", "home"),
-            ("[extension.x]\nextension = {}", "extension"),
-            ("[extension.x.deadlines]\nforever = 1", "forever"),
-            ("memory_mib = -1", "memory_mib"),
-            ("memory_mib = \"lots\"", "memory_mib"),
-            ("memory_mib = 0", "memory_mib must be at least 1"),
-            ("fuel = 0", "fuel must be at least 1"),
+    fn unknown_keys_and_bad_values_are_errors_naming_line_column_and_key() {
+        for (text, line, column, key, needle) in [
+            ("memroy_mib = 64", 1, 1, Some("memroy_mib"), "unknown field"),
+            (
+                "memory_mib = 64\n[deadlines]\nrendr = 100",
+                3,
+                1,
+                Some("deadlines.rendr"),
+                "rendr",
+            ),
+            (
+                "[capabilities]\nfilesystem = \"none\"\nprocess = true",
+                3,
+                1,
+                Some("capabilities.process"),
+                "process",
+            ),
+            (
+                "[capabilities]\nfilesystem = \"home\"",
+                2,
+                14,
+                Some("capabilities.filesystem"),
+                "home",
+            ),
+            (
+                "[extension.x]\nextension = {}",
+                2,
+                1,
+                Some("extension.x.extension"),
+                "extension",
+            ),
+            (
+                "[extension.\"a b\".deadlines]\nforever = 1",
+                2,
+                1,
+                Some("extension.\"a b\".deadlines.forever"),
+                "forever",
+            ),
+            ("memory_mib = -1", 1, 14, Some("memory_mib"), "-1"),
+            (
+                "\nmemory_mib = \"lots\"",
+                2,
+                14,
+                Some("memory_mib"),
+                "string",
+            ),
+            ("memory_mib = 0", 1, 14, Some("memory_mib"), "at least 1"),
+            ("fuel = 0", 1, 8, Some("fuel"), "at least 1"),
             (
                 "[deadlines]\nrender = 0",
-                "deadlines.render must be at least 1 ms",
+                2,
+                10,
+                Some("deadlines.render"),
+                "at least 1 ms",
             ),
             (
                 "[extension.\"a b\"]\nmemory_mib = 0",
-                "extension.\"a b\".memory_mib must be at least 1",
+                2,
+                14,
+                Some("extension.\"a b\".memory_mib"),
+                "at least 1",
             ),
-            ("memory_mib = 64\nmemory_mib = 65", "duplicate"),
-            ("not toml at all", "line 1"),
+            (
+                "memory_mib = 64\nmemory_mib = 65",
+                2,
+                1,
+                Some("memory_mib"),
+                "duplicate",
+            ),
+            ("not toml at all", 1, 5, None, "expected"),
+            (
+                "[capabilities]\nnetwork = tru",
+                2,
+                11,
+                Some("capabilities.network"),
+                "",
+            ),
         ] {
             let err = parse(text, Some("x"), None).unwrap_err();
-            assert!(err.contains(needle), "{text:?}: {err}");
+            assert_eq!(
+                (err.line, err.column, err.key.as_deref()),
+                (line, column, key),
+                "{text:?}: {err}"
+            );
+            assert!(err.message.contains(needle), "{text:?}: {err}");
+            assert!(!err.to_string().contains('\n'), "{err}");
         }
     }
 }

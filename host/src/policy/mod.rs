@@ -38,11 +38,20 @@
 //! Without a file the built-in ceilings apply: 256 MiB for the process, no
 //! fuel metering, the deadlines' defaults (cancel grace up to 1 s), and
 //! whatever capabilities the manifest asks (the user consented to them
-//! there). A file the user alone cannot have written (a symbolic link, not
-//! owned by the user, writable by group or others) is refused with a
-//! warning; a file with an unknown key or a bad value is reported as an
-//! error. Both leave the built-in ceilings in force: the shim still starts,
-//! and never with ceilings looser than those.
+//! there).
+//!
+//! A file that is there but cannot be used fails closed: `run` and
+//! `compile` refuse to start ([`load_for_start`]), with one error naming
+//! the file and, for a file that is not a valid policy (an unknown key, a
+//! bad value, a TOML syntax error), the line, column and key
+//! ([`Invalid`]). Falling back to the built-in ceilings instead would
+//! loosen what the user wrote: a misspelt key beside `filesystem = "none"`
+//! would give the workspace back. The same holds for a file the user alone
+//! cannot have written (a symbolic link, not owned by the user, writable by
+//! group or others) or one reached through a directory the user alone does
+//! not control (`file`: every ancestor from `/` passes the ancestor checks
+//! of [`crate::user_dirs::trusted_path`]). Only a file that does not exist
+//! (with every directory above it trusted) means the built-in ceilings.
 
 mod ceilings;
 pub mod clamp;
@@ -52,7 +61,7 @@ pub mod report;
 
 pub use ceilings::{BUILT_IN_MEMORY_MIB, Ceilings};
 pub use clamp::{Clamp, Origin};
-pub use format::Table;
+pub use format::{Invalid, Table};
 
 use crate::log::Level;
 use std::fmt;
@@ -60,10 +69,13 @@ use std::path::{Path, PathBuf};
 
 pub use crate::user_dirs::POLICY_FILE;
 
+/// The policy file below the home directory.
+const BELOW_HOME: &str = ".config/octet-wasm/policy.toml";
+
 /// The policy file of the effective user (from the user database), if the
 /// user has a home directory.
 pub fn path() -> Option<PathBuf> {
-    crate::user_dirs::config_dir().map(|dir| dir.join("policy.toml"))
+    crate::user_dirs::home_dir().map(|home| home.join(BELOW_HOME))
 }
 
 /// The ceilings in force for one extension.
@@ -127,7 +139,16 @@ pub enum Problem {
     /// cannot be read.
     Refused { path: PathBuf, reason: String },
     /// The file is not a valid policy.
-    Invalid { path: PathBuf, message: String },
+    Invalid { path: PathBuf, error: Invalid },
+}
+
+impl Problem {
+    /// Whether `run` and `compile` refuse to start over it: every problem
+    /// with a file that is there. A user without a home has no file to
+    /// loosen anything with, so the built-in ceilings apply.
+    pub fn refuses_start(&self) -> bool {
+        !matches!(self, Problem::NoHome)
+    }
 }
 
 impl fmt::Display for Problem {
@@ -139,13 +160,13 @@ impl fmt::Display for Problem {
             ),
             Problem::Refused { path, reason } => write!(
                 f,
-                "the policy file {} is not used: {reason}",
+                "the policy file {} cannot be trusted: {reason}",
                 path.display()
             ),
-            Problem::Invalid { path, message } => {
+            Problem::Invalid { path, error } => {
                 write!(
                     f,
-                    "the policy file {} is invalid: {message}",
+                    "the policy file {} is invalid at {error}",
                     path.display()
                 )
             }
@@ -159,19 +180,20 @@ impl fmt::Display for Problem {
 /// user's policy file, and what was wrong with the file, if anything (the
 /// built-in ceilings apply then).
 pub fn load(extension: Option<&str>, digest: Option<&str>) -> (Policy, Option<Problem>) {
-    match path() {
-        Some(path) => load_from(&path, extension, digest),
+    match crate::user_dirs::home_dir() {
+        Some(home) => load_from(&home, extension, digest),
         None => (Policy::built_in(), Some(Problem::NoHome)),
     }
 }
 
-/// [`load`] from a given file.
+/// [`load`] for the user whose home is `home`.
 pub fn load_from(
-    path: &Path,
+    home: &Path,
     extension: Option<&str>,
     digest: Option<&str>,
 ) -> (Policy, Option<Problem>) {
-    let text = match file::read(path) {
+    let path = &home.join(BELOW_HOME);
+    let text = match file::read(home, Path::new(BELOW_HOME)) {
         Ok(text) => text,
         Err(file::Unusable::Missing) => return (Policy::built_in(), None),
         Err(file::Unusable::Refused(reason)) => {
@@ -193,33 +215,44 @@ pub fn load_from(
             };
             (policy, None)
         }
-        Err(message) => {
+        Err(error) => {
             let problem = Problem::Invalid {
                 path: path.to_owned(),
-                message,
+                error,
             };
             (Policy::built_in(), Some(problem))
         }
     }
 }
 
-/// [`load`], logging what was wrong with the file and the ceilings that
-/// apply: what `run` uses.
-pub fn load_logged(extension: Option<&str>, digest: Option<&str>) -> Policy {
+/// What `run` and `compile` do when the policy file cannot be used: they
+/// do not start (the message is what octet shows for the extension).
+pub const REFUSAL: &str = "octet-wasm does not start until it is fixed or removed";
+
+/// [`load`] for `run` and `compile`: the ceilings, with what applies
+/// logged, or (for a file that is there but cannot be used) the one-line
+/// error they refuse to start with, logged once with the file, line,
+/// column and key as fields.
+pub fn load_for_start(extension: Option<&str>, digest: Option<&str>) -> Result<Policy, String> {
     let (policy, problem) = load(extension, digest);
     match &problem {
         None => {}
-        Some(Problem::NoHome) => {
+        Some(problem @ Problem::NoHome) => {
             crate::log!(Level::Warning, "no policy file; the built-in ceilings apply",
-            "error" => problem.as_ref().map(ToString::to_string))
+            "error" => problem.to_string())
         }
-        Some(Problem::Refused { path, reason }) => {
-            crate::log!(Level::Warning, "policy file refused; the built-in ceilings apply",
-            "path" => path.display().to_string(), "error" => reason.clone())
+        Some(problem @ Problem::Refused { path, reason }) => {
+            let message = format!("{problem}; {REFUSAL}");
+            crate::log!(Level::Error, &message,
+            "path" => path.display().to_string(), "error" => reason.clone());
+            return Err(message);
         }
-        Some(Problem::Invalid { path, message }) => {
-            crate::log!(Level::Error, "policy file invalid; the built-in ceilings apply until it is fixed",
-            "path" => path.display().to_string(), "error" => message.clone())
+        Some(problem @ Problem::Invalid { path, error }) => {
+            let message = format!("{problem}; {REFUSAL}");
+            crate::log!(Level::Error, &message,
+            "path" => path.display().to_string(), "line" => error.line, "column" => error.column,
+            "key" => error.key.clone(), "error" => error.message.clone());
+            return Err(message);
         }
     }
     if let Some(pinned) = policy.table_pinned_elsewhere() {
@@ -236,7 +269,7 @@ pub fn load_logged(extension: Option<&str>, digest: Option<&str>) -> Policy {
         "memory_mib" => c.memory_mib,
         "fuel" => c.fuel,
         "deadlines_ms" => clamp::deadline_list(&c.deadlines).into_iter().collect::<std::collections::BTreeMap<_, _>>());
-    policy
+    Ok(policy)
 }
 
 #[cfg(test)]
@@ -244,26 +277,29 @@ mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
 
+    /// A home holding the policy file `text` with `mode`, and the file's
+    /// path.
     fn policy_file(text: &str, mode: u32) -> (tempfile::TempDir, PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("policy.toml");
+        let home = crate::user_dirs::private_test_home();
+        let path = home.path().join(BELOW_HOME);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, text).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
-        (dir, path)
+        (home, path)
     }
 
     #[test]
     fn a_valid_file_gives_its_ceilings_per_extension() {
-        let (_dir, path) = policy_file(
+        let (home, path) = policy_file(
             "memory_mib = 64\n[extension.big]\nmemory_mib = 1024\n",
             0o600,
         );
-        let (policy, problem) = load_from(&path, Some("small"), None);
+        let (policy, problem) = load_from(home.path(), Some("small"), None);
         assert_eq!(problem, None);
         assert_eq!(policy.ceilings.memory_mib, 64);
         assert!(!policy.extension_table());
         assert_eq!(policy.source(), path.display().to_string());
-        let (policy, _) = load_from(&path, Some("big"), None);
+        let (policy, _) = load_from(home.path(), Some("big"), None);
         assert_eq!(policy.ceilings.memory_mib, 1024);
         assert!(policy.source().contains("this extension's own table"));
     }
@@ -271,45 +307,56 @@ mod tests {
     #[test]
     fn a_table_pinned_to_another_component_is_not_applied() {
         let pin = "0f".repeat(32);
-        let (_dir, path) = policy_file(
+        let (home, _) = policy_file(
             &format!("memory_mib = 64\n[extension.big]\nmemory_mib = 1024\nsha256 = \"{pin}\"\n"),
             0o600,
         );
-        let (policy, problem) = load_from(&path, Some("big"), Some(&"11".repeat(32)));
+        let (policy, problem) = load_from(home.path(), Some("big"), Some(&"11".repeat(32)));
         assert_eq!(problem, None);
         assert_eq!(policy.ceilings.memory_mib, 64);
         assert!(!policy.extension_table());
         assert_eq!(policy.table_pinned_elsewhere(), Some(pin.as_str()));
         assert!(policy.source().contains("pinned to another component"));
-        let (policy, _) = load_from(&path, Some("big"), Some(&pin));
+        let (policy, _) = load_from(home.path(), Some("big"), Some(&pin));
         assert_eq!(policy.ceilings.memory_mib, 1024);
         assert_eq!(policy.table_pinned_elsewhere(), None);
     }
 
     #[test]
-    fn a_broken_or_untrusted_file_leaves_the_built_in_ceilings() {
-        let (_dir, path) = policy_file("memory_mib = 4096\nnetwork = true\n", 0o600);
-        let (policy, problem) = load_from(&path, None, None);
-        assert_eq!(policy.ceilings, Ceilings::built_in());
-        let Some(Problem::Invalid { message, .. }) = &problem else {
+    fn a_broken_or_untrusted_file_is_a_problem_that_refuses_start() {
+        let (home, path) = policy_file(
+            "memory_mib = 4096\n[capabilities]\nfilesystem = \"none\"\nnetwrok = false\n",
+            0o600,
+        );
+        let (_, problem) = load_from(home.path(), None, None);
+        let problem = problem.expect("a typo is a problem");
+        assert!(problem.refuses_start());
+        let Problem::Invalid { error, .. } = &problem else {
             panic!("{problem:?}");
         };
-        assert!(message.contains("network"), "{message}");
-        assert!(problem.unwrap().to_string().contains("is invalid"));
+        assert_eq!((error.line, error.column), (4, 1));
+        assert_eq!(error.key.as_deref(), Some("capabilities.netwrok"));
+        let text = problem.to_string();
+        assert!(
+            text.contains(&path.display().to_string())
+                && text.contains("line 4, column 1, key `capabilities.netwrok`"),
+            "{text}"
+        );
 
-        let (_dir, path) = policy_file("memory_mib = 4096\n", 0o620);
-        let (policy, problem) = load_from(&path, None, None);
-        assert_eq!(policy.ceilings, Ceilings::built_in());
+        let (home, _) = policy_file("memory_mib = 4096\n", 0o620);
+        let (_, problem) = load_from(home.path(), None, None);
         assert!(
             matches!(&problem, Some(Problem::Refused { reason, .. }) if reason.contains("group")),
             "{problem:?}"
         );
+        assert!(problem.unwrap().refuses_start());
+        assert!(!Problem::NoHome.refuses_start());
     }
 
     #[test]
     fn no_file_is_the_built_in_ceilings_without_a_problem() {
-        let dir = tempfile::tempdir().unwrap();
-        let (policy, problem) = load_from(&dir.path().join("policy.toml"), Some("x"), None);
+        let dir = crate::user_dirs::private_test_home();
+        let (policy, problem) = load_from(dir.path(), Some("x"), None);
         assert_eq!(problem, None);
         assert_eq!(policy.file, None);
         assert_eq!(policy.ceilings, Ceilings::built_in());

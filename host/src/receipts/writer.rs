@@ -1,10 +1,13 @@
 //! The receipts file: where it may be, how it is created, and its cap.
 //!
 //! The directory is `<home>/.local/state/octet-wasm/receipts`, the home
-//! from the user database. Every directory from the home down is opened
-//! by descriptor without following links and must be the user's and
-//! writable by nobody else (the compiled cache's own helpers,
-//! `runtime::cache::private`); missing ones are made with mode 0700. The
+//! from the user database. Every directory from `/` to the home passes the
+//! ancestor checks (`user_dirs::trusted_path`: root's links only, each
+//! directory root's or the user's and writable by nobody else), every one
+//! below the home is opened by descriptor without following links and must
+//! be the user's and writable by nobody else (the compiled cache's own
+//! helpers, `runtime::cache::private`); missing ones are made with mode
+//! 0700. The
 //! file is always new (`O_CREAT | O_EXCL | O_NOFOLLOW`, mode 0600): a link
 //! or file planted under its name is never followed or appended to; the
 //! next name is tried instead. A directory the guest can reach (inside the
@@ -259,6 +262,20 @@ mod tests {
             .unwrap();
         assert!(err.contains("symbolic link"), "{err}");
         assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_home_below_a_shared_or_foreign_directory_gets_no_receipts() {
+        let outer = home();
+        let inner = outer.path().join("home");
+        std::fs::create_dir(&inner).unwrap();
+        std::fs::set_permissions(&inner, std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::fs::set_permissions(outer.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = Writer::create(&inner, Path::new(BELOW_HOME), "probe", CAP_BYTES)
+            .err()
+            .unwrap();
+        assert!(err.contains("writable by group or others"), "{err}");
+        assert!(!inner.join(".local").exists());
     }
 
     #[test]

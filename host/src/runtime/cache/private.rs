@@ -1,21 +1,25 @@
 //! File operations inside the private cache directory, by descriptor.
 //!
-//! Every directory from the home down is opened with `openat` and
-//! `O_NOFOLLOW` and checked on the descriptor itself (`fstat`), and every
-//! later operation is relative to the cache directory's descriptor. A path
-//! checked once and opened again later could be swapped in between (a
-//! symlink, a renamed directory); a descriptor cannot.
+//! Every directory from `/` down to the home is walked by
+//! [`trusted_path::open_dir`] (root's links only, every directory root's or
+//! this user's and writable by nobody else), every directory below the
+//! home is opened with `openat` and `O_NOFOLLOW` and checked on the
+//! descriptor itself (`fstat`), and every later operation is relative to
+//! the cache directory's descriptor. A path checked once and opened again
+//! later could be swapped in between (a symlink, a renamed directory); a
+//! descriptor cannot.
 
-use std::ffi::CString;
+use crate::user_dirs::trusted_path::{self, c_name, check_dir, metadata, openat};
 use std::fs::{File, Metadata};
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// An open directory that passed [`check_dir`].
+pub use crate::user_dirs::trusted_path::euid;
+
+/// An open directory that passed the checks of [`open_chain`].
 #[derive(Debug)]
 pub struct Dir {
     fd: OwnedFd,
@@ -27,17 +31,12 @@ impl Dir {
     }
 }
 
-/// The effective uid.
-pub fn euid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
-}
-
-/// Opens the home directory `home` (followed if it is a symlink: the user
-/// database names it, so where it leads is the user's choice), then each
-/// directory of `below` inside it, creating missing ones with mode 0700.
-/// Each must be a real directory (not a symlink) owned by this user and
-/// writable by nobody else; the home may also be owned by root.
+/// Opens the home directory `home` through [`trusted_path::open_dir`] (so
+/// it and every directory above it pass the ancestor checks: a link there
+/// is followed only when root owns it), then each directory of `below`
+/// inside it, creating missing ones with mode 0700. Each below the home
+/// must be a real directory (not a symlink) owned by this user and
+/// writable by nobody else.
 pub fn open_chain(home: &Path, below: &Path) -> Result<(Dir, Dir), String> {
     chain(home, below, true)?.ok_or_else(|| "the cache directory vanished".to_owned())
 }
@@ -49,9 +48,8 @@ pub fn open_existing(home: &Path, below: &Path) -> Result<Option<Dir>, String> {
 }
 
 fn chain(home: &Path, below: &Path, create: bool) -> Result<Option<(Dir, Dir)>, String> {
-    let home_fd = open_dir(libc::AT_FDCWD, home, true)
-        .map_err(|err| format!("cannot open the home directory {}: {err}", home.display()))?;
-    check_dir(&home_fd, home, &[euid(), 0])?;
+    let home_fd = trusted_path::open_dir(home, Path::new(""))?
+        .ok_or_else(|| format!("the home directory {} does not exist", home.display()))?;
     let home_dir = Dir { fd: home_fd };
     let mut current: Option<OwnedFd> = None;
     let mut path = home.to_path_buf();
@@ -74,7 +72,8 @@ fn chain(home: &Path, below: &Path, create: bool) -> Result<Option<(Dir, Dir)>, 
             other => other,
         }
         .map_err(|err| describe_open_error(&path, err))?;
-        check_dir(&fd, &path, &[euid()])?;
+        let meta = metadata(&fd).map_err(|err| format!("cannot stat {}: {err}", path.display()))?;
+        check_dir(&meta, &path, &[euid()])?;
         current = Some(fd);
     }
     let dir = current.ok_or_else(|| "the cache path is empty".to_owned())?;
@@ -100,49 +99,12 @@ fn describe_open_error(path: &Path, err: io::Error) -> String {
     }
 }
 
-/// Refuses a directory someone other than `owners` could write to.
-fn check_dir(fd: &OwnedFd, path: &Path, owners: &[u32]) -> Result<(), String> {
-    let meta = metadata(fd).map_err(|err| format!("cannot stat {}: {err}", path.display()))?;
-    if !meta.is_dir() {
-        return Err(format!("{} is not a directory", path.display()));
-    }
-    if !owners.contains(&meta.uid()) {
-        return Err(format!(
-            "{} is owned by uid {}, not by this user ({})",
-            path.display(),
-            meta.uid(),
-            euid()
-        ));
-    }
-    if meta.mode() & 0o022 != 0 {
-        return Err(format!(
-            "{} is writable by group or others (mode {:o}; fix: chmod go-w {})",
-            path.display(),
-            meta.mode() & 0o7777,
-            path.display()
-        ));
-    }
-    Ok(())
-}
-
 fn open_dir(parent: libc::c_int, name: &Path, follow: bool) -> io::Result<OwnedFd> {
     let mut flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
     if !follow {
         flags |= libc::O_NOFOLLOW;
     }
     openat(parent, name, flags, 0)
-}
-
-fn openat(parent: libc::c_int, name: &Path, flags: libc::c_int, mode: u32) -> io::Result<OwnedFd> {
-    let name = c_name(name)?;
-    // SAFETY: `name` is NUL-terminated and outlives the call; the result is
-    // a fresh descriptor we take ownership of below.
-    let fd = unsafe { libc::openat(parent, name.as_ptr(), flags, mode as libc::c_uint) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `fd` is a valid descriptor nobody else owns.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 fn mkdir(parent: libc::c_int, name: &Path) -> io::Result<()> {
@@ -155,16 +117,6 @@ fn mkdir(parent: libc::c_int, name: &Path) -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-fn c_name(name: &Path) -> io::Result<CString> {
-    CString::new(name.as_os_str().as_bytes())
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "name contains a NUL byte"))
-}
-
-fn metadata(fd: &OwnedFd) -> io::Result<Metadata> {
-    let file = File::from(fd.try_clone()?);
-    file.metadata()
 }
 
 /// Why a file in the cache directory was not read.
@@ -384,6 +336,30 @@ mod tests {
         )
         .unwrap();
         let err = open_chain(home.path(), Path::new(".cache/octet-wasm")).unwrap_err();
+        assert!(err.contains("writable by group or others"), "{err}");
+    }
+
+    #[test]
+    fn refuses_a_home_reached_through_a_link_or_a_shared_directory_above_it() {
+        let outer = home();
+        let real = outer.path().join("real-home");
+        std::fs::create_dir(&real).unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let link = outer.path().join("home");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        if euid() == 0 {
+            // Root's own link is the system layout (followed); make it
+            // someone else's.
+            assert!(open_chain(&link, Path::new(".cache/octet-wasm")).is_ok());
+            std::fs::remove_dir_all(real.join(".cache")).unwrap();
+            std::os::unix::fs::lchown(&link, Some(65534), None).unwrap();
+        }
+        let err = open_chain(&link, Path::new(".cache/octet-wasm")).unwrap_err();
+        assert!(err.contains("symbolic link owned by uid"), "{err}");
+        assert!(!real.join(".cache").exists(), "created through the link");
+
+        std::fs::set_permissions(outer.path(), std::fs::Permissions::from_mode(0o770)).unwrap();
+        let err = open_existing(&real, Path::new(".cache/octet-wasm")).unwrap_err();
         assert!(err.contains("writable by group or others"), "{err}");
     }
 
