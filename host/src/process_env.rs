@@ -38,7 +38,8 @@ static TAKEN: OnceLock<Vec<(OsString, OsString)>> = OnceLock::new();
 
 /// Whether `name` stays in the process environment.
 fn is_kept(name: &OsString) -> bool {
-    name.to_str().is_some_and(|name| name.starts_with(KEPT_PREFIX))
+    name.to_str()
+        .is_some_and(|name| name.starts_with(KEPT_PREFIX))
 }
 
 /// Removes every variable but `OCTET_*` from the process environment,

@@ -95,7 +95,10 @@ fn from_userdb(socket: &Path, uid: u32, owner: u32) -> Result<Option<PathBuf>, S
         return Ok(None);
     }
     let fail = |what: &str, err: std::io::Error| {
-        format!("systemd's user database ({}): {what}: {err}", socket.display())
+        format!(
+            "systemd's user database ({}): {what}: {err}",
+            socket.display()
+        )
     };
     let mut stream = UnixStream::connect(socket).map_err(|err| fail("cannot connect", err))?;
     stream
@@ -126,18 +129,20 @@ fn from_userdb(socket: &Path, uid: u32, owner: u32) -> Result<Option<PathBuf>, S
             break;
         }
     }
-    let end = reply
-        .iter()
-        .position(|&b| b == 0)
-        .ok_or_else(|| format!("systemd's user database ({}): an unterminated answer", socket.display()))?;
+    let end = reply.iter().position(|&b| b == 0).ok_or_else(|| {
+        format!(
+            "systemd's user database ({}): an unterminated answer",
+            socket.display()
+        )
+    })?;
     home_in_reply(&reply[..end])
         .map_err(|why| format!("systemd's user database ({}): {why}", socket.display()))
 }
 
 /// The home directory in a varlink reply to `GetUserRecord`.
 fn home_in_reply(reply: &[u8]) -> Result<Option<PathBuf>, String> {
-    let reply: Value =
-        serde_json::from_slice(reply).map_err(|err| format!("an answer that is not JSON: {err}"))?;
+    let reply: Value = serde_json::from_slice(reply)
+        .map_err(|err| format!("an answer that is not JSON: {err}"))?;
     if let Some(error) = reply.get("error").and_then(Value::as_str) {
         return match error {
             "io.systemd.UserDatabase.NoRecordFound" => Ok(None),
@@ -188,7 +193,9 @@ mod tests {
                 asked.push(byte[0]);
             }
             stream
-                .write_all(b"{\"parameters\":{\"record\":{\"homeDirectory\":\"/home/homed-user\"}}}\0")
+                .write_all(
+                    b"{\"parameters\":{\"record\":{\"homeDirectory\":\"/home/homed-user\"}}}\0",
+                )
                 .unwrap();
             serde_json::from_slice::<Value>(&asked).unwrap()
         });
@@ -206,6 +213,9 @@ mod tests {
 
     #[test]
     fn no_userdb_service_means_no_answer() {
-        assert_eq!(from_userdb(Path::new("/nonexistent/socket"), 1, 0).unwrap(), None);
+        assert_eq!(
+            from_userdb(Path::new("/nonexistent/socket"), 1, 0).unwrap(),
+            None
+        );
     }
 }

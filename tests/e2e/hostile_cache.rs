@@ -342,7 +342,10 @@ fn a_cache_inside_the_extension_directory_runs_nothing_the_bundle_planted() {
         &[],
         &home.wrapper(),
     );
-    let warning = record(&shim, "ignoring a compiled-cache entry that fails its checks");
+    let warning = record(
+        &shim,
+        "ignoring a compiled-cache entry that fails its checks",
+    );
     assert!(
         field(&warning, "reason").contains("MAC does not match"),
         "{}",

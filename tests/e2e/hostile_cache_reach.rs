@@ -29,7 +29,10 @@ fn inside(home: &PrivateHome, program: &str, args: &[&OsString]) {
         .args(args)
         .status()
         .unwrap_or_else(|err| panic!("run {program}: {err}"));
-    assert!(status.success(), "{program} {args:?} failed in the private home");
+    assert!(
+        status.success(),
+        "{program} {args:?} failed in the private home"
+    );
 }
 
 /// Compiles `benign` into `home`'s cache.
@@ -75,9 +78,15 @@ fn attack_through(home: &PrivateHome, alias: &Path, victim: &Benign, bystander: 
     let cache = alias.join(".cache/octet-wasm");
     let mut probe = probe_seeing(home, "workspace", alias);
     let (failed, listing) = guest(&mut probe, "list_dir", json!({"path": cache}));
-    assert!(!failed, "{what}: the guest cannot list the cache: {listing}");
+    assert!(
+        !failed,
+        "{what}: the guest cannot list the cache: {listing}"
+    );
     assert!(listing.contains(&victim.entry_name()), "{what}: {listing}");
-    assert!(!listing.lines().any(|name| name == "key"), "{what}: {listing}");
+    assert!(
+        !listing.lines().any(|name| name == "key"),
+        "{what}: {listing}"
+    );
     let key_text = String::from_utf8(ATTACKER_KEY.to_vec()).unwrap();
     let (failed, text) = guest(
         &mut probe,
@@ -85,19 +94,30 @@ fn attack_through(home: &PrivateHome, alias: &Path, victim: &Benign, bystander: 
         json!({"path": cache.join("key"), "text": key_text}),
     );
     assert!(!failed, "{what}: {text}");
-    let forged =
-        cache::forge_entry(&ATTACKER_KEY, &test_engine(), &victim.bytes, probe_native_code());
+    let forged = cache::forge_entry(
+        &ATTACKER_KEY,
+        &test_engine(),
+        &victim.bytes,
+        probe_native_code(),
+    );
     std::fs::write(entry_in(home, victim), forged).unwrap();
 
     // While the guest runs, another extension keeps its cache.
     let mut other = bystander.start_in(home);
     assert_benign_answers(&mut other);
-    assert_eq!(load_source(&other), "cache", "{what}: the bystander lost its cache");
+    assert_eq!(
+        load_source(&other),
+        "cache",
+        "{what}: the bystander lost its cache"
+    );
     other.shutdown();
 
     // The forgery never runs: the victim compiles itself again.
     let mut shim = victim.start_in(home);
-    let warning = record(&shim, "ignoring a compiled-cache entry that fails its checks");
+    let warning = record(
+        &shim,
+        "ignoring a compiled-cache entry that fails its checks",
+    );
     assert!(
         field(&warning, "reason").contains("MAC does not match"),
         "{what}: {}",
@@ -124,8 +144,16 @@ fn guests_reaching_the_cache_by_any_alias_find_no_key_and_their_plants_never_run
     std::fs::create_dir(&root).unwrap();
     std::os::unix::fs::symlink(home.home(), &link).unwrap();
     // A bind mount of the home, and the whole tree mounted a second time.
-    inside(&home, "/usr/bin/mount", &[&"--bind".into(), &home.home().into(), &bind.clone().into()]);
-    inside(&home, "/usr/bin/mount", &[&"--rbind".into(), &"/".into(), &root.clone().into()]);
+    inside(
+        &home,
+        "/usr/bin/mount",
+        &[&"--bind".into(), &home.home().into(), &bind.clone().into()],
+    );
+    inside(
+        &home,
+        "/usr/bin/mount",
+        &[&"--rbind".into(), &"/".into(), &root.clone().into()],
+    );
     let second = root.join(home.home().strip_prefix("/").unwrap());
     let through_proc = Path::new("/proc/self/root").join(home.home().strip_prefix("/").unwrap());
     for alias in [home.home(), bind, second, link, through_proc] {
@@ -155,7 +183,10 @@ fn a_hard_link_to_an_entry_written_through_the_link_is_refused() {
     );
     assert!(!failed, "{text}");
     let mut shim = victim.start_in(&home);
-    let warning = record(&shim, "ignoring a compiled-cache entry that fails its checks");
+    let warning = record(
+        &shim,
+        "ignoring a compiled-cache entry that fails its checks",
+    );
     assert!(!field(&warning, "reason").is_empty());
     assert_benign_answers(&mut shim);
     assert_eq!(load_source(&shim), "compiled");
@@ -188,7 +219,10 @@ fn an_unrestricted_guest_reaches_no_procfs_and_costs_no_one_their_cache() {
     let (failed, text) = guest(&mut probe, "read_file", json!({"path": "/etc/passwd"}));
     assert!(!failed && text.contains("root"), "{text}");
     let (failed, listing) = guest(&mut probe, "list_dir", json!({"path": cache_in(&home)}));
-    assert!(!failed && listing.contains(&bystander.entry_name()), "{listing}");
+    assert!(
+        !failed && listing.contains(&bystander.entry_name()),
+        "{listing}"
+    );
     let mut other = bystander.start_in(&home);
     assert_benign_answers(&mut other);
     assert_eq!(load_source(&other), "cache");
@@ -203,14 +237,25 @@ fn procfs_mounted_inside_a_workspace_is_not_reached() {
     let proc_here = workspace.path().join("p");
     std::fs::create_dir(&proc_here).unwrap();
     std::fs::write(workspace.path().join("notes.txt"), "kept").unwrap();
-    inside(&home, "/usr/bin/mount", &[&"--rbind".into(), &"/proc".into(), &proc_here.clone().into()]);
+    inside(
+        &home,
+        "/usr/bin/mount",
+        &[
+            &"--rbind".into(),
+            &"/proc".into(),
+            &proc_here.clone().into(),
+        ],
+    );
     let mut probe = probe_seeing(&home, "workspace", workspace.path());
     let (failed, text) = guest(
         &mut probe,
         "read_file",
         json!({"path": proc_here.join("self/mem")}),
     );
-    assert!(failed, "the guest read procfs through the workspace: {text}");
+    assert!(
+        failed,
+        "the guest read procfs through the workspace: {text}"
+    );
     let (failed, text) = guest(
         &mut probe,
         "read_file",
@@ -248,12 +293,23 @@ fn a_lost_key_is_made_again_and_a_planted_key_file_is_never_adopted() {
     );
     assert!(!failed, "{text}");
     probe.shutdown();
-    let forged =
-        cache::forge_entry(&ATTACKER_KEY, &test_engine(), &victim.bytes, probe_native_code());
+    let forged = cache::forge_entry(
+        &ATTACKER_KEY,
+        &test_engine(),
+        &victim.bytes,
+        probe_native_code(),
+    );
     std::fs::write(entry_in(&home, &victim), forged).unwrap();
     let mut shim = victim.start_in(&home);
-    let warning = record(&shim, "ignoring a compiled-cache entry that fails its checks");
-    assert!(field(&warning, "reason").contains("MAC does not match"), "{}", warning.text);
+    let warning = record(
+        &shim,
+        "ignoring a compiled-cache entry that fails its checks",
+    );
+    assert!(
+        field(&warning, "reason").contains("MAC does not match"),
+        "{}",
+        warning.text
+    );
     assert_benign_answers(&mut shim);
     shim.shutdown();
     let mut again = victim.start_in(&home);

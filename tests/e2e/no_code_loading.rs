@@ -39,7 +39,11 @@ fn plant_libraries(dir: &Path, marker: &Path) {
         evil_library(dir, name, marker);
     }
     std::fs::create_dir_all(dir.join("gconv")).unwrap();
-    std::fs::write(dir.join("gconv/gconv-modules"), "module INTERNAL EVIL// evil 1\n").unwrap();
+    std::fs::write(
+        dir.join("gconv/gconv-modules"),
+        "module INTERNAL EVIL// evil 1\n",
+    )
+    .unwrap();
 }
 
 /// The variables a bundle sets to steer a C library's loader, locale,
@@ -89,7 +93,10 @@ impl Trace {
     /// Panics if anything opened is a shared object, a loader or
     /// name-service file, or lies in the bundle's `dir` (but `allowed`).
     fn assert_loads_nothing(&self, what: &str, dir: &Path, allowed: &[&Path]) {
-        assert!(!self.opened.is_empty(), "{what}: the trace saw no open at all");
+        assert!(
+            !self.opened.is_empty(),
+            "{what}: the trace saw no open at all"
+        );
         for path in &self.opened {
             let name = Path::new(path)
                 .file_name()
@@ -157,7 +164,11 @@ fn run_and_compile_load_no_code_whatever_the_environment_says() {
     );
     shim.initialize();
     let reply = shim.tool("echo", json!({"text": "still serving"}));
-    assert!(tool_text(&reply).contains("still serving"), "{}", reply.frame.raw);
+    assert!(
+        tool_text(&reply).contains("still serving"),
+        "{}",
+        reply.frame.raw
+    );
     shim.shutdown();
     drop(shim);
     Trace::read(&log).assert_loads_nothing("run", &bundle, &[]);

@@ -59,7 +59,9 @@ fn unescape(field: &str) -> String {
     while i < bytes.len() {
         if bytes[i] == b'\\'
             && i + 3 < bytes.len()
-            && bytes[i + 1..i + 4].iter().all(|b| (b'0'..=b'7').contains(b))
+            && bytes[i + 1..i + 4]
+                .iter()
+                .all(|b| (b'0'..=b'7').contains(b))
         {
             let value = bytes[i + 1..i + 4]
                 .iter()
@@ -168,7 +170,14 @@ mod tests {
         // A directory with no procfs below is kept whole; one on procfs
         // is dropped.
         let mut whole = Vec::new();
-        split(&base.join("home"), &base.join("home"), "/home", &mounts, &mut whole).unwrap();
+        split(
+            &base.join("home"),
+            &base.join("home"),
+            "/home",
+            &mounts,
+            &mut whole,
+        )
+        .unwrap();
         assert_eq!(whole, [(base.join("home"), "/home".to_owned())]);
         let mut none = Vec::new();
         split(&mounts[0], &mounts[0], "/p", &mounts, &mut none).unwrap();
@@ -181,7 +190,11 @@ mod tests {
 
     #[test]
     fn this_process_sees_its_own_procfs() {
-        assert!(proc_mounts().iter().any(|mount| mount == Path::new("/proc")));
+        assert!(
+            proc_mounts()
+                .iter()
+                .any(|mount| mount == Path::new("/proc"))
+        );
         let root = preopens_without_procfs(Path::new("/"), "/").unwrap();
         assert!(root.iter().all(|(host, _)| !host.starts_with("/proc")));
         assert!(root.iter().any(|(_, guest)| guest == "/etc"));

@@ -95,9 +95,14 @@ impl Sandbox {
         // No grant reaches procfs, the shim's own memory among it.
         let mut reachable = Vec::new();
         for (host, guest) in dirs {
-            reachable.extend(super::procfs::preopens_without_procfs(&host, &guest).map_err(
-                |err| anyhow::anyhow!("cannot open the granted directory {}: {err}", host.display()),
-            )?);
+            reachable.extend(
+                super::procfs::preopens_without_procfs(&host, &guest).map_err(|err| {
+                    anyhow::anyhow!(
+                        "cannot open the granted directory {}: {err}",
+                        host.display()
+                    )
+                })?,
+            );
         }
         Ok(reachable)
     }
@@ -180,6 +185,10 @@ mod tests {
         // `/` but procfs (runtime/procfs.rs).
         let unrestricted = sandbox(FsAccess::Unrestricted).preopens().unwrap();
         assert!(unrestricted.contains(&(PathBuf::from("/etc"), "/etc".to_owned())));
-        assert!(!unrestricted.iter().any(|(host, _)| host.starts_with("/proc")));
+        assert!(
+            !unrestricted
+                .iter()
+                .any(|(host, _)| host.starts_with("/proc"))
+        );
     }
 }

@@ -225,8 +225,13 @@ fn set_permissions(id: i32) -> io::Result<()> {
 /// seals its entries under a dead key, which costs one more compile later,
 /// never a wrong load.
 pub fn load_or_create(ring: Keyring) -> Result<Key, String> {
-    let in_ring = |what: &str, err: io::Error| format!("cannot {what} the cache key in the kernel keyring: {err}");
-    if let Some(id) = ring.search(DESCRIPTION).map_err(|err| in_ring("look up", err))? {
+    let in_ring = |what: &str, err: io::Error| {
+        format!("cannot {what} the cache key in the kernel keyring: {err}")
+    };
+    if let Some(id) = ring
+        .search(DESCRIPTION)
+        .map_err(|err| in_ring("look up", err))?
+    {
         match read(id) {
             Ok(payload) => {
                 if let Some(key) = Key::from_payload(&payload) {
@@ -235,7 +240,11 @@ pub fn load_or_create(ring: Keyring) -> Result<Key, String> {
                 crate::log!(crate::log::Level::Warning, "replacing a malformed compiled-cache key; every cached component will be compiled again",
                     "bytes" => payload.len());
             }
-            Err(err) if matches!(err.raw_os_error(), Some(libc::EKEYEXPIRED | libc::EKEYREVOKED | libc::ENOKEY)) => {}
+            Err(err)
+                if matches!(
+                    err.raw_os_error(),
+                    Some(libc::EKEYEXPIRED | libc::EKEYREVOKED | libc::ENOKEY)
+                ) => {}
             Err(err) => return Err(in_ring("read", err)),
         }
     }
@@ -249,7 +258,8 @@ pub fn load_or_create(ring: Keyring) -> Result<Key, String> {
         .map_err(|err| in_ring("store", err))?;
     set_permissions(id).map_err(|err| in_ring("protect", err))?;
     let kept = read(id).map_err(|err| in_ring("read back", err))?;
-    Key::from_payload(&kept).ok_or_else(|| "the cache key in the kernel keyring keeps changing".into())
+    Key::from_payload(&kept)
+        .ok_or_else(|| "the cache key in the kernel keyring keeps changing".into())
 }
 
 /// Fills `buf` from the kernel's random source.

@@ -296,7 +296,12 @@ impl Cache {
     /// cache larger, never wrong: it is logged and the start goes on.
     fn trim(&self, stored: &str) {
         let dir = self.inner.path.display().to_string();
-        match trim::trim(&self.inner.dir, stored, trim::MAX_BYTES, self.inner.key.made) {
+        match trim::trim(
+            &self.inner.dir,
+            stored,
+            trim::MAX_BYTES,
+            self.inner.key.made,
+        ) {
             Ok(trimmed) if trimmed == trim::Trimmed::default() => {}
             Ok(trimmed) => {
                 crate::log!(Level::Info, "trimmed the compiled cache", "dir" => dir,
@@ -308,7 +313,6 @@ impl Cache {
             }
         }
     }
-
 }
 
 /// The keyring the cache key lives in, or why there is none (a kernel

@@ -80,7 +80,12 @@ fn an_entry_made_under_another_key_is_not_loaded() {
     std::fs::write(cache.entry(&engine, &empty()), forged).unwrap();
     assert!(!cache.holds(&engine, &empty()));
     // The same bytes under this cache's own key are accepted.
-    let genuine = forge_entry(&cache.inner.key.bytes, &engine, EMPTY_COMPONENT, &serialized);
+    let genuine = forge_entry(
+        &cache.inner.key.bytes,
+        &engine,
+        EMPTY_COMPONENT,
+        &serialized,
+    );
     std::fs::write(cache.entry(&engine, &empty()), genuine).unwrap();
     assert_eq!(source(&engine, &cache), LoadSource::Cache);
 }
@@ -97,13 +102,18 @@ fn no_file_holds_the_key_and_an_old_key_file_is_removed_unread() {
     let ring = keyring();
     let cache = open_with(home.path(), ring).unwrap();
     assert_ne!(cache.inner.key.bytes, planted);
-    assert!(!dir.join(OLD_KEY_FILE).exists(), "the old key file is removed");
+    assert!(
+        !dir.join(OLD_KEY_FILE).exists(),
+        "the old key file is removed"
+    );
     let engine = engine();
     assert_eq!(source(&engine, &cache), LoadSource::Compiled);
     for file in std::fs::read_dir(&dir).unwrap() {
         let bytes = std::fs::read(file.unwrap().path()).unwrap();
         assert!(
-            !bytes.windows(32).any(|window| window == cache.inner.key.bytes),
+            !bytes
+                .windows(32)
+                .any(|window| window == cache.inner.key.bytes),
             "no file in the cache holds the key"
         );
     }
