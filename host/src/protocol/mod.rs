@@ -20,6 +20,7 @@ pub mod lanes;
 pub(crate) mod manifest;
 pub(crate) mod presentation;
 pub(crate) mod prompt;
+pub mod provider_headers;
 pub(crate) mod request_state;
 pub(crate) mod result_error;
 pub mod results;
