@@ -18,6 +18,7 @@ pub(crate) mod imports;
 pub mod initialize;
 pub mod lanes;
 pub(crate) mod manifest;
+pub mod notices;
 pub(crate) mod presentation;
 pub(crate) mod prompt;
 pub mod provider_headers;
