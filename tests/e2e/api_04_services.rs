@@ -427,12 +427,12 @@ fn provider_pipeline_hooks_rewrite_payloads_and_headers() {
         (
             "before_provider_headers",
             "bad-name",
-            r#"provider header name "bad name" is not an HTTP token of 1 to 256 bytes"#,
+            r#"provider header name "bad name" is not an HTTP token (RFC 9110 §5.6.2) of 1 to 256 bytes"#,
         ),
         (
             "before_provider_headers",
             "inject",
-            "a value of provider header x-a contains CR, LF or NUL",
+            "value 1 of provider header x-a is not an HTTP field value (RFC 9110 §5.5): it holds the control character 0x0D (CR) at byte 1",
         ),
     ] {
         let reply = hook(

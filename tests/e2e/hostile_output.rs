@@ -3,14 +3,13 @@
 //! Everything guest-driven on stderr (its stdout and stderr, `log` records,
 //! trap reports) shares one process budget (64 KiB/s, 256 KiB burst, 4 MiB
 //! in all) with lines of at most 16 KiB, and drops are counted in summary
-//! records; reverse notifications are bounded per request and per second,
-//! the guest getting an error naming the bound and the host nothing.
+//! records. Reverse notifications (bounded in count and bytes, dropping
+//! past a bound) are `hostile_streams`'s.
 
 use crate::support::{EXIT_AFTER_EOF, Shim, expect_result, tool_text};
-use octet_hostsim::{ApiVersion, FrameKind, StderrLine};
+use octet_hostsim::{ApiVersion, StderrLine};
 use octet_wasm::log::MAX_LINE_BYTES;
 use octet_wasm::log::budget::{BURST_BYTES, RATE_BYTES_PER_SECOND};
-use octet_wasm::protocol::reverse::{MAX_NOTICES_PER_REQUEST, NOTICES_PER_SECOND};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -255,126 +254,4 @@ fn a_trap_loop_shares_one_budget_across_replaced_instances() {
         started.elapsed()
     );
     assert_lines_bounded(&shim);
-}
-
-/// `notice_flood` in one call; returns the tool's text and the frames of
-/// `method` the host received before the reply.
-fn flood(shim: &mut Shim, arguments: Value, method: &str) -> (String, usize) {
-    let reply = shim.tool("notice_flood", arguments);
-    let received = reply
-        .before
-        .iter()
-        .filter(
-            |frame| matches!(&frame.kind, FrameKind::Notification { method: m, .. } if m == method),
-        )
-        .count();
-    (tool_text(&reply), received)
-}
-
-/// `sent <n>; refused: ...` → n and the refusal.
-fn sent_and_refusal(text: &str) -> (usize, &str) {
-    let (sent, refusal) = text
-        .strip_prefix("sent ")
-        .and_then(|rest| rest.split_once("; refused: "))
-        .unwrap_or_else(|| panic!("not refused: {text}"));
-    (sent.parse().unwrap(), refusal)
-}
-
-#[test]
-fn a_notification_flood_is_refused_at_the_rate_and_the_extension_keeps_serving() {
-    let mut shim = Shim::probe(ApiVersion::V0_2);
-    shim.initialize();
-    let (text, received) = flood(
-        &mut shim,
-        json!({"kind": "notify", "count": 100_000}),
-        "notification",
-    );
-    let (sent, refusal) = sent_and_refusal(&text);
-    assert_eq!(
-        received, sent,
-        "the host got exactly what the guest was told was sent"
-    );
-    assert!(
-        sent >= NOTICES_PER_SECOND as usize && sent < MAX_NOTICES_PER_REQUEST as usize,
-        "{sent}"
-    );
-    assert!(
-        refusal.contains("notification not sent")
-            && refusal.contains(&format!("more than {NOTICES_PER_SECOND} notifications")),
-        "{refusal}"
-    );
-    assert!(
-        !refusal.contains("Rpc") && !refusal.contains('{'),
-        "a plain sentence: {refusal}"
-    );
-    for kind in ["status", "context"] {
-        std::thread::sleep(Duration::from_millis(1_100));
-        let method = format!("{kind}/contribution");
-        let (text, received) = flood(&mut shim, json!({"kind": kind, "count": 100_000}), &method);
-        let (sent, refusal) = sent_and_refusal(&text);
-        assert_eq!(received, sent, "{kind}");
-        assert!(
-            refusal.contains(&format!(
-                "{method} not sent: the extension is sending more than"
-            )),
-            "{refusal}"
-        );
-    }
-    shim.assert_alive_and_silent("notification floods");
-    shim.shutdown();
-}
-
-#[test]
-fn one_request_stops_at_its_notification_bound() {
-    let mut shim = Shim::probe(ApiVersion::V0_2);
-    shim.initialize();
-    let (text, received) = flood(
-        &mut shim,
-        json!({"kind": "notify", "count": 5_000, "pace": true}),
-        "notification",
-    );
-    let (sent, refusal) = sent_and_refusal(&text);
-    assert_eq!(sent, MAX_NOTICES_PER_REQUEST as usize, "{text}");
-    assert_eq!(received, sent);
-    assert!(
-        refusal.contains(&format!("has sent {MAX_NOTICES_PER_REQUEST} notifications")),
-        "{refusal}"
-    );
-    std::thread::sleep(Duration::from_millis(1_100));
-    let reply = shim.tool("notify", json!({"message": "a new request counts anew"}));
-    assert_eq!(tool_text(&reply), "notified", "{}", reply.frame.raw);
-    shim.shutdown();
-}
-
-#[test]
-fn status_progress_is_coalesced_and_output_progress_refused() {
-    let mut shim = Shim::probe(ApiVersion::V0_2);
-    shim.initialize();
-    let (text, received) = flood(
-        &mut shim,
-        json!({"kind": "progress", "count": 5_000}),
-        "$/progress",
-    );
-    assert_eq!(
-        text, "sent 5000",
-        "status events past the bound are dropped quietly"
-    );
-    assert!(
-        received >= 1 && received <= MAX_NOTICES_PER_REQUEST as usize,
-        "{received} progress frames"
-    );
-    std::thread::sleep(Duration::from_millis(1_100));
-    let (text, received) = flood(
-        &mut shim,
-        json!({"kind": "output", "count": 5_000}),
-        "$/progress",
-    );
-    let (sent, refusal) = sent_and_refusal(&text);
-    assert_eq!(received, sent);
-    assert!(
-        refusal.contains("$/progress not sent: the extension is sending more than"),
-        "{refusal}"
-    );
-    shim.assert_alive_and_silent("progress floods");
-    shim.shutdown();
 }

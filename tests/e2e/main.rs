@@ -38,6 +38,7 @@ mod hostile_limits;
 mod hostile_links;
 mod hostile_output;
 mod hostile_start;
+mod hostile_streams;
 mod hostile_threads;
 mod install;
 mod isolation;

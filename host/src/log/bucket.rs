@@ -39,6 +39,13 @@ impl TokenBucket {
         }
     }
 
+    /// Whether the bucket holds `amount` tokens now, taking none: for a
+    /// caller that must pass several buckets before it takes from any.
+    pub fn holds(&mut self, amount: u64, now: Instant) -> bool {
+        self.refill(now);
+        self.tokens >= amount as f64
+    }
+
     fn refill(&mut self, now: Instant) {
         // A clock that went backwards (it cannot with `Instant`, but a caller
         // may pass an older `now`) adds nothing.
@@ -75,6 +82,17 @@ mod tests {
         let much_later = start + Duration::from_secs(3600);
         assert!(!bucket.take(11, much_later), "refill stops at the capacity");
         assert!(bucket.take(10, much_later));
+    }
+
+    #[test]
+    fn holds_takes_nothing() {
+        let start = Instant::now();
+        let mut bucket = TokenBucket::new(10, 5, start);
+        assert!(bucket.holds(10, start));
+        assert!(bucket.holds(10, start), "asking twice took nothing");
+        assert!(!bucket.holds(11, start));
+        assert!(bucket.take(10, start));
+        assert!(!bucket.holds(1, start));
     }
 
     #[test]

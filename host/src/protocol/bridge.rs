@@ -1,7 +1,9 @@
 //! The guest's imports, served by the session: every gate (manifest,
 //! negotiation, active parent) and bound is checked here, before a frame is
 //! written, and a refusal reaches the guest as an error naming what is
-//! missing. Nothing refused is ever written to the host.
+//! missing. Nothing refused is ever written to the host. Reverse
+//! notifications past their budget are dropped rather than refused
+//! (`Session::notify_guest`).
 
 use super::api_version::ApiVersion;
 use super::imports::{self, gate, gate::refused};
@@ -28,21 +30,6 @@ fn not_found(message: impl Into<String>) -> GuestError {
 }
 
 impl Session {
-    async fn send_notification(&self, method: &str, params: Value) -> Result<(), GuestError> {
-        self.notify(method, &params)
-            .await
-            .map_err(|err| GuestError::Failed(format!("{method} not sent: {err}")))
-    }
-
-    /// Takes one reverse notification from the bounds
-    /// ([`super::reverse::NoticeBudget`]); nothing is written when refused.
-    fn notice(&self, method: &str, scope: Option<&Arc<RequestState>>) -> Result<(), GuestError> {
-        self.children
-            .notices
-            .admit(method, scope)
-            .map_err(|message| refused(ErrorCode::ServerError, message))
-    }
-
     /// A child request on behalf of `scope`'s request.
     async fn child(
         &self,
@@ -116,8 +103,8 @@ impl Bridge for Session {
                 "notifications are not declared: add `notifications = true` under [contributes] in extension.toml",
             ));
         }
-        self.notice("notification", scope.as_ref())?;
-        self.send_notification("notification", results::notification(&notification))
+        let params = results::notification(&notification);
+        self.notify_guest("notification", &params, scope.as_ref())
             .await
     }
 
@@ -223,11 +210,6 @@ impl Bridge for Session {
                 "progress is only available while serving a request",
             ));
         };
-        // Status events are superseded by the next one, so past a bound
-        // they are coalesced away (octet's progress channel may do the same
-        // under load); output
-        // and decorations would be lost, so those fail instead.
-        let coalescible = matches!(event, ProgressEvent::Status(_));
         let event = match event {
             ProgressEvent::Status(status) => {
                 let mut object = Map::new();
@@ -285,13 +267,12 @@ impl Bridge for Session {
                 refused(ErrorCode::ServerError, "request has already settled")
             });
         }
-        match self.notice("$/progress", Some(&request)) {
-            Ok(()) => {}
-            Err(_) if coalescible => return Ok(()),
-            Err(error) => return Err(error),
-        }
+        // A dropped event leaves a gap in the sequence, which octet allows
+        // (strictly increasing is the rule).
         let params = json!({ "request_id": request.id, "sequence": request.next_sequence(), "event": event });
-        let sent = self.send_notification("$/progress", params).await;
+        let sent = self
+            .notify_guest("$/progress", &params, Some(&request))
+            .await;
         drop(settled);
         sent
     }
@@ -303,8 +284,7 @@ impl Bridge for Session {
                 "context is not declared: add `context = true` under [contributes] in extension.toml",
             ));
         }
-        self.notice("context/contribution", None)?;
-        self.send_notification("context/contribution", results::context_item(&item))
+        self.notify_guest("context/contribution", &results::context_item(&item), None)
             .await
     }
 
@@ -316,8 +296,7 @@ impl Bridge for Session {
                 item.surface
             )));
         }
-        self.notice("status/contribution", None)?;
-        self.send_notification("status/contribution", results::status_item(&item))
+        self.notify_guest("status/contribution", &results::status_item(&item), None)
             .await
     }
 
@@ -364,7 +343,6 @@ impl Bridge for Session {
         snapshot: String,
         owner: Option<ResourceOwner>,
     ) -> Result<(), GuestError> {
-        self.notice("presentation/update", scope.as_ref())?;
         imports::presentation::update(self, scope, snapshot, owner).await
     }
 

@@ -11,20 +11,20 @@
 //! Reverse notifications (`notification`, `$/progress`,
 //! `context/contribution`, `status/contribution`, `presentation/update`)
 //! need no answer, so nothing on the host side slows a guest that sends
-//! them in a loop; [`NoticeBudget`] bounds them instead.
+//! them in a loop; [`NoticeBudget`] bounds them instead (in count and in
+//! bytes, dropping what exceeds a bound).
 
 use crate::wire::message::{ChildId, RpcError, encode_notification, encode_request};
 use crate::wire::transport::Writer;
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 use tokio::sync::{Semaphore, oneshot};
 
-use super::request_state::RequestState;
+pub use super::notices::NoticeBudget;
 use crate::cancel::CancelToken;
-use crate::log::bucket::TokenBucket;
 
 /// Distinct child ids allowed per generation (docs/protocol.md#child-ids;
 /// beyond is fatal).
@@ -173,176 +173,5 @@ impl Children {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ChildId, oneshot::Sender<Reply>>> {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// Reverse notifications one request may send, all kinds together.
-pub const MAX_NOTICES_PER_REQUEST: u32 = 1_000;
-/// Reverse notifications per second for the whole process (also the burst).
-pub const NOTICES_PER_SECOND: u64 = 200;
-/// Requests tracked before finished ones are forgotten (twice the
-/// admission bound: at most 64 are ever active).
-const TRACKED_REQUESTS: usize = 128;
-
-/// Bounds the reverse notifications a guest sends: at most
-/// [`MAX_NOTICES_PER_REQUEST`] per request and [`NOTICES_PER_SECOND`] for
-/// the process. A notification past either bound is not written; the
-/// import fails with a sentence naming the bound. Both are fixed: a guest
-/// that needs more should report less often or batch (one output event
-/// can carry many lines).
-pub struct NoticeBudget {
-    state: Mutex<NoticeState>,
-}
-
-struct NoticeState {
-    rate: TokenBucket,
-    /// Sent per request, keyed by its address; the weak reference keeps
-    /// the address from being reused while the entry exists (request ids
-    /// may be reused by the host once a request has settled).
-    per_request: HashMap<usize, (Weak<RequestState>, u32)>,
-}
-
-impl NoticeBudget {
-    pub fn new(now: Instant) -> NoticeBudget {
-        NoticeBudget {
-            state: Mutex::new(NoticeState {
-                rate: TokenBucket::new(NOTICES_PER_SECOND, NOTICES_PER_SECOND, now),
-                per_request: HashMap::new(),
-            }),
-        }
-    }
-
-    /// Takes one notification's worth for `method`, sent on behalf of
-    /// `request` when there is one; `Err` is the guest's error message.
-    pub fn admit(&self, method: &str, request: Option<&Arc<RequestState>>) -> Result<(), String> {
-        self.admit_at(method, request, Instant::now())
-    }
-
-    fn admit_at(
-        &self,
-        method: &str,
-        request: Option<&Arc<RequestState>>,
-        now: Instant,
-    ) -> Result<(), String> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(request) = request {
-            let sent = state.sent_by(request);
-            if sent >= MAX_NOTICES_PER_REQUEST {
-                return Err(format!(
-                    "{method} not sent: request {} has sent {MAX_NOTICES_PER_REQUEST} notifications, progress events and presentation updates, the most octet-wasm lets one request send (a fixed bound: send fewer, larger updates)",
-                    request.id
-                ));
-            }
-        }
-        if !state.rate.take(1, now) {
-            return Err(format!(
-                "{method} not sent: the extension is sending more than {NOTICES_PER_SECOND} notifications, progress events and presentation updates per second, the most octet-wasm lets one extension send (a fixed bound: send fewer, or wait and retry)"
-            ));
-        }
-        if let Some(request) = request {
-            state.count(request);
-        }
-        Ok(())
-    }
-}
-
-impl NoticeState {
-    fn sent_by(&self, request: &Arc<RequestState>) -> u32 {
-        self.per_request
-            .get(&key(request))
-            .map_or(0, |(_, sent)| *sent)
-    }
-
-    fn count(&mut self, request: &Arc<RequestState>) {
-        let sent = self.sent_by(request) + 1;
-        if self.per_request.len() >= TRACKED_REQUESTS {
-            self.per_request
-                .retain(|_, (owner, _)| owner.strong_count() > 0);
-        }
-        self.per_request
-            .insert(key(request), (Arc::downgrade(request), sent));
-    }
-}
-
-fn key(request: &Arc<RequestState>) -> usize {
-    Arc::as_ptr(request) as usize
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    fn request() -> Arc<RequestState> {
-        Arc::new(RequestState::detached())
-    }
-
-    #[test]
-    fn one_request_stops_at_its_bound() {
-        let mut now = Instant::now();
-        let budget = NoticeBudget::new(now);
-        let first = request();
-        for _ in 0..MAX_NOTICES_PER_REQUEST {
-            now += Duration::from_millis(10);
-            budget.admit_at("notification", Some(&first), now).unwrap();
-        }
-        now += Duration::from_secs(1);
-        let refused = budget
-            .admit_at("notification", Some(&first), now)
-            .unwrap_err();
-        assert!(refused.contains("request 0 has sent 1000"), "{refused}");
-        budget
-            .admit_at("notification", Some(&request()), now)
-            .expect("another request (even with the same id) has its own count");
-    }
-
-    #[test]
-    fn the_process_rate_holds_across_requests() {
-        let now = Instant::now();
-        let budget = NoticeBudget::new(now);
-        for _ in 0..NOTICES_PER_SECOND {
-            budget
-                .admit_at("notification", Some(&request()), now)
-                .unwrap();
-        }
-        let refused = budget
-            .admit_at("status/contribution", None, now)
-            .unwrap_err();
-        assert!(
-            refused.starts_with("status/contribution not sent"),
-            "{refused}"
-        );
-        assert!(refused.contains("200 notifications"), "{refused}");
-        budget
-            .admit_at("notification", None, now + Duration::from_millis(10))
-            .expect("10 ms at 200/s refill two");
-    }
-
-    #[test]
-    fn refusals_do_not_count() {
-        let now = Instant::now();
-        let budget = NoticeBudget::new(now);
-        let one = request();
-        for _ in 0..NOTICES_PER_SECOND {
-            budget.admit_at("notification", Some(&one), now).unwrap();
-        }
-        for _ in 0..10 {
-            assert!(budget.admit_at("notification", Some(&one), now).is_err());
-        }
-        let state = budget.state.lock().unwrap();
-        assert_eq!(state.sent_by(&one), NOTICES_PER_SECOND as u32);
-    }
-
-    #[test]
-    fn finished_requests_are_forgotten() {
-        let now = Instant::now();
-        let budget = NoticeBudget::new(now);
-        for second in 0..(TRACKED_REQUESTS as u64 * 3) {
-            let later = now + Duration::from_secs(second);
-            budget
-                .admit_at("notification", Some(&request()), later)
-                .unwrap();
-        }
-        assert!(budget.state.lock().unwrap().per_request.len() <= TRACKED_REQUESTS);
     }
 }

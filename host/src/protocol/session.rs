@@ -9,6 +9,9 @@ use super::manifest::Contributes;
 use super::request_state::RequestState;
 use super::reverse::Children;
 use crate::log::Level;
+use crate::runtime::types::GuestError;
+use crate::wire::MAX_FRAME_BYTES;
+use crate::wire::guard::Unsendable;
 use crate::wire::message::{RpcError, encode_notification, encode_response};
 use crate::wire::transport::{SendError, Writer};
 use serde_json::Value;
@@ -260,5 +263,73 @@ impl Session {
     /// Writes a notification (gates are the caller's job).
     pub async fn notify(&self, method: &str, params: &Value) -> Result<(), SendError> {
         self.writer.send(encode_notification(method, params)).await
+    }
+
+    /// Writes a reverse notification the guest asked for, on behalf of
+    /// `request` when there is one, charged to the notice budget by the
+    /// bytes of its frame (super::notices). Past a bound it is dropped and
+    /// counted, and `Ok`: the guest's work goes on. A frame too large for
+    /// the wire is refused instead, whatever the budget: that is the
+    /// author's mistake on every call, not a burst, and the error says so.
+    pub async fn notify_guest(
+        &self,
+        method: &'static str,
+        params: &Value,
+        request: Option<&Arc<RequestState>>,
+    ) -> Result<(), GuestError> {
+        // A frame too large for the wire is refused below whatever the
+        // budget holds; screening would drop it unseen.
+        let floor = method.len() + text_bytes(params);
+        if floor <= MAX_FRAME_BYTES && !self.children.notices.screen(method, request, floor as u64)
+        {
+            return Ok(());
+        }
+        let line = encode_notification(method, params);
+        if line.len() > MAX_FRAME_BYTES {
+            let why = Unsendable::TooLarge { bytes: line.len() };
+            return Err(GuestError::Failed(format!("{method} not sent: {why}")));
+        }
+        if !self
+            .children
+            .notices
+            .admit(method, request, line.len() as u64 + 1)
+        {
+            return Ok(());
+        }
+        self.writer
+            .send(line)
+            .await
+            .map_err(|err| GuestError::Failed(format!("{method} not sent: {err}")))
+    }
+}
+
+/// The bytes of every string and key in `value`: a floor of its JSON, found
+/// without encoding it.
+fn text_bytes(value: &Value) -> usize {
+    match value {
+        Value::String(text) => text.len(),
+        Value::Array(items) => items.iter().map(text_bytes).sum(),
+        Value::Object(map) => map.iter().map(|(k, v)| k.len() + text_bytes(v)).sum(),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn text_bytes_is_a_floor_of_the_frame() {
+        for params in [
+            json!({"level": "info", "message": "a\"b\\c\n\u{1}", "title": null}),
+            json!({"request_id": 7, "sequence": 1, "event": {"type": "output", "data": ""}}),
+            json!([]),
+        ] {
+            let line = encode_notification("notification", &params);
+            let floor = "notification".len() + text_bytes(&params);
+            assert!(floor <= line.len(), "{floor} > {}: {line}", line.len());
+        }
+        assert_eq!(text_bytes(&json!({"ab": ["cde", 1, {"f": "gh"}]})), 8);
     }
 }

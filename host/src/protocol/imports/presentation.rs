@@ -66,6 +66,8 @@ pub async fn update(
             "process_generation": owner.process_generation,
         });
     }
+    // Charged to the request being served, whichever owner it names.
+    let charged = scope.clone();
     // The parent must still be in flight when the host reads the frame:
     // hold its terminal claim while queueing (like progress).
     let parent = if owner.is_none() { scope } else { None };
@@ -100,9 +102,8 @@ pub async fn update(
         *last = Some(revision);
     }
     let sent = session
-        .notify("presentation/update", &params)
-        .await
-        .map_err(|err| GuestError::Failed(format!("presentation/update not sent: {err}")));
+        .notify_guest("presentation/update", &params, charged.as_ref())
+        .await;
     drop(settled_guard);
     sent
 }

@@ -14,7 +14,8 @@
 //! - `before_provider_request`: a rewritten payload, a scalar one (refused),
 //!   or one past 768 KiB;
 //! - `before_provider_headers`: header changes, or a name that is not a
-//!   token;
+//!   token; `given` sets `header.name` to `header.values` repeated
+//!   `header.repeat` times (an attacker's values: many, empty, controls);
 //! - `after_provider_response`: observes and continues.
 //!
 //! Tool composition (`tool_composition_v1`): `compose_context` (answers the
@@ -60,6 +61,16 @@ struct Mode {
     mode: String,
     frames: usize,
     bytes: usize,
+    header: GivenHeader,
+}
+
+/// The header `before_provider_headers` sets in mode `given`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct GivenHeader {
+    name: String,
+    values: Vec<String>,
+    repeat: usize,
 }
 
 /// `bytes` bytes of PNG: the signature, then a counting pattern.
@@ -308,6 +319,11 @@ fn setup(ext: &mut Extension) {
                     .remove_header("x-remove-me"),
                 "bad-name" => HookResult::proceed().set_header("bad name", "1"),
                 "inject" => HookResult::proceed().set_header("x-a", "1\r\nx-injected: 1"),
+                "given" => {
+                    let given = mode.header;
+                    let values = std::iter::repeat_n(given.values, given.repeat.max(1)).flatten();
+                    HookResult::proceed().set_header_values(given.name, values)
+                }
                 _ => HookResult::proceed(),
             })
         },

@@ -8,9 +8,11 @@
 //! - `notice_flood {kind, count, pace?}` → up to `count` notifications
 //!   (`notify`), status or context contributions (`status`, `context`),
 //!   output progress (`output`) or status progress (`progress`), stopping at
-//!   the first refusal: `sent <n>` or `sent <n>; refused: <error>`; with
-//!   `pace`, a refusal by the per-second bound is waited out (20 ms) and
-//!   retried, so the flood runs into the per-request bound;
+//!   the first refusal: `sent <n>` or `sent <n>; refused: <error>` (the
+//!   shim drops what exceeds its budget and answers `Ok`, so a flood says
+//!   `sent <count>`); with `pace`, 5 ms between two (under 200 a second, so
+//!   only the per-request bound applies); with `bytes`, each message (or
+//!   output's data) padded to that many bytes;
 //! - `flood_then_trap {bytes}` → `bytes` on stdout and on stderr, then a
 //!   panic whose message is `bytes` long (a trap);
 //! - `fifo_read {path}` → opens `path` read-write (so opening a FIFO does
@@ -40,6 +42,8 @@ struct NoticeFlood {
     count: u64,
     #[serde(default)]
     pace: bool,
+    #[serde(default)]
+    bytes: usize,
 }
 
 #[derive(Deserialize)]
@@ -82,13 +86,17 @@ pub fn register(ext: &mut Extension) {
                 "kind": {"type": "string"},
                 "count": {"type": "integer", "minimum": 0},
                 "pace": {"type": "boolean"},
+                "bytes": {"type": "integer", "minimum": 0},
             },
             "required": ["kind", "count"],
         })),
         |args: NoticeFlood| -> Result<String> {
             let mut sent = 0;
             while sent < args.count {
-                let message = format!("notice {sent}");
+                let mut message = format!("notice {sent} ");
+                if message.len() < args.bytes {
+                    message.extend(std::iter::repeat_n('n', args.bytes - message.len()));
+                }
                 let outcome = match args.kind.as_str() {
                     "notify" => octet_guest::notify(NotifyLevel::Info, message),
                     "status" => octet_guest::contribute_status(StatusItem::new("status", message)),
@@ -103,12 +111,10 @@ pub fn register(ext: &mut Extension) {
                 };
                 match outcome {
                     Ok(()) => sent += 1,
-                    Err(error) if args.pace && error.to_string().contains("per second") => {
-                        if octet_guest::sleep(std::time::Duration::from_millis(20)) {
-                            return Err(Error::cancelled());
-                        }
-                    }
                     Err(error) => return Ok(format!("sent {sent}; refused: {error}")),
+                }
+                if args.pace && octet_guest::sleep(std::time::Duration::from_millis(5)) {
+                    return Err(Error::cancelled());
                 }
             }
             Ok(format!("sent {}", args.count))
