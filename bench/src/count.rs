@@ -9,7 +9,7 @@
 
 use crate::wire::{Ext, Prepared, Target};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// What one call costs, by counter.
@@ -36,47 +36,6 @@ fn serve(target: &Target, calls: usize) {
         ext.call_prepared(&mut prepared);
     }
     ext.shutdown();
-}
-
-/// A copy of the shim callgrind can run, or why there is none.
-///
-/// valgrind puts `LD_PRELOAD` and `LD_LIBRARY_PATH` into its client's
-/// environment, and the shim re-executes itself through `/proc/self/exe`
-/// when it finds any `LD_*` variable (host/src/process_env.rs): under
-/// valgrind that path is valgrind's own tool binary, which cannot run. The
-/// copy differs in one byte: the `LD_` prefix the check compares names with
-/// (the one `xor r32, 0x444c` followed by `xor r32, 0x5f` in the binary)
-/// reads `LX_`. The check runs once, at start-up, so the per-call
-/// difference callgrind reports is that of the real binary. The native
-/// floor needs no copy.
-pub fn callgrind_copy(shim: &Path, scratch: &Path) -> Result<PathBuf, String> {
-    let mut bytes =
-        std::fs::read(shim).map_err(|err| format!("cannot read {}: {err}", shim.display()))?;
-    let matches: Vec<usize> = (0..bytes.len().saturating_sub(20))
-        .filter(|&i| {
-            bytes[i] == 0x81
-                && (0xf0..=0xf7).contains(&bytes[i + 1])
-                && bytes[i + 2..i + 6] == [0x4c, 0x44, 0, 0]
-                && (i + 6..i + 18).any(|j| {
-                    bytes[j] == 0x83
-                        && (0xf0..=0xf7).contains(&bytes[j + 1])
-                        && bytes[j + 2] == 0x5f
-                })
-        })
-        .collect();
-    let [at] = matches[..] else {
-        return Err(format!(
-            "the shim's `LD_` check was found {} times, not once; not patched",
-            matches.len()
-        ));
-    };
-    bytes[at + 3] = b'X';
-    let copy = scratch.join("octet-wasm-under-valgrind");
-    std::fs::write(&copy, &bytes).map_err(|err| err.to_string())?;
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755))
-        .map_err(|err| err.to_string())?;
-    Ok(copy)
 }
 
 /// Total instructions of one callgrind run (its `totals:` line).

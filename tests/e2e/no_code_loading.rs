@@ -280,6 +280,11 @@ fn dependency_variables() -> Vec<(&'static str, &'static str)> {
         ("COLUMNS", "3"),
         ("TERM", "dumb"),
         ("MALLOC_ARENA_MAX", "1"),
+        ("MIMALLOC_VERBOSE", "1"),
+        ("MIMALLOC_SHOW_STATS", "1"),
+        ("MIMALLOC_SHOW_ERRORS", "1"),
+        ("MIMALLOC_RESERVE_OS_MEMORY", "4GiB"),
+        ("MIMALLOC_ARENA_EAGER_COMMIT", "1"),
         ("MALLOC_CONF", "junk:true"),
         ("GLIBC_TUNABLES", "glibc.malloc.check=3"),
         ("TZ", "Antarctica/Troll"),
@@ -302,6 +307,11 @@ fn threads(pid: u32) -> usize {
 /// parallel compilation starts its thread pool): the thread count after a
 /// call, and what the host saw.
 fn session(env: &[(&str, &str)]) -> (usize, Value, Vec<String>) {
+    session_with_stderr(env).0
+}
+
+/// [`session`], and the shim's stderr after its exit.
+fn session_with_stderr(env: &[(&str, &str)]) -> ((usize, Value, Vec<String>), String) {
     let mut shim = Shim::probe_with_env(probe_manifest(ApiVersion::V0_2), &["--no-cache"], env);
     let init = shim.initialize();
     let mut texts = Vec::new();
@@ -315,14 +325,23 @@ fn session(env: &[(&str, &str)]) -> (usize, Value, Vec<String>) {
     }
     let count = threads(shim.pid());
     shim.shutdown();
-    (count, init, texts)
+    let _ = shim.exit_status(EXIT_AFTER_SHUTDOWN);
+    ((count, init, texts), stderr_text(&shim))
 }
 
 #[test]
 fn variables_the_dependencies_read_change_nothing() {
     let (baseline_threads, baseline_init, baseline_texts) = session(&[]);
     let hostile = dependency_variables();
-    let (threads, init, texts) = session(&hostile);
+    let ((threads, init, texts), stderr) = session_with_stderr(&hostile);
+    // The allocator's switches (verbose start-up, statistics at exit) are
+    // not read either: nothing but the shim's own records on stderr.
+    for line in stderr.lines() {
+        assert!(
+            serde_json::from_str::<Value>(line).is_ok(),
+            "a line on stderr that is not the shim's: {line}"
+        );
+    }
     assert_eq!(
         threads, baseline_threads,
         "the bundle's variables changed the shim's thread count ({baseline_threads} without them)"

@@ -9,9 +9,9 @@
 //! It sends the frames the guest under test sends through the shim:
 //! - by default those of examples/hello-world: a `notification`, then the
 //!   greeting. The shim lets an extension send at most 200 notifications a
-//!   second (a token bucket, burst 200); past it the guest's `notify` fails
-//!   and hello-world answers with that error instead. The floor applies the
-//!   same bucket and answers the same error, so both send the same frames
+//!   second (a token bucket, burst 200); past it the notification is
+//!   dropped (counted) and the greeting still answers. The floor applies
+//!   the same bucket and drops the same way, so both send the same frames
 //!   at any call rate;
 //! - with `--quiet`, only the greeting (the bench guest's `hello_world`,
 //!   `bench/hello`).
@@ -77,19 +77,16 @@ fn main() {
                         + now.duration_since(refilled).as_secs_f64() * NOTICES_PER_SECOND)
                         .min(NOTICES_PER_SECOND);
                     refilled = now;
-                    if tokens < 1.0 {
-                        let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "notification not sent: the extension is sending more than 200 notifications, progress events and presentation updates per second, the most octet-wasm lets one extension send (a fixed bound: send fewer, or wait and retry)"}});
-                        write_frame(&mut out, &error);
-                        continue;
-                    }
-                    tokens -= 1.0;
-                    frame.clear();
-                    frame.extend_from_slice(
+                    if tokens >= 1.0 {
+                        tokens -= 1.0;
+                        frame.clear();
+                        frame.extend_from_slice(
                         br#"{"jsonrpc":"2.0","method":"notification","params":{"level":"success","message":"#,
                     );
-                    push_string(&mut frame, &format!("hello_world greeted {name}"));
-                    frame.extend_from_slice(b"}}\n");
-                    write_raw(&mut out, &frame);
+                        push_string(&mut frame, &format!("hello_world greeted {name}"));
+                        frame.extend_from_slice(b"}}\n");
+                        write_raw(&mut out, &frame);
+                    }
                 }
                 frame.clear();
                 frame.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
