@@ -60,6 +60,51 @@ fn set_modified(path: &Path, when: SystemTime) {
         .unwrap();
 }
 
+/// When the cache key was made: its birth time, stored after the 32 key
+/// bytes in the kernel keyring (host/src/runtime/cache/key.rs), which the
+/// tests share with their shims inside the run's private home.
+fn key_made() -> SystemTime {
+    let ring = keyctl(22, -1, -2, 0, 0);
+    assert!(
+        ring > 0,
+        "no persistent keyring: {}",
+        std::io::Error::last_os_error()
+    );
+    let description = c"octet-wasm:compiled-cache-key:v1";
+    // SAFETY: KEYCTL_SEARCH with NUL-terminated strings that outlive the call.
+    let key = unsafe {
+        libc::syscall(
+            libc::SYS_keyctl,
+            10 as libc::c_long,
+            ring,
+            c"user".as_ptr(),
+            description.as_ptr(),
+            0 as libc::c_long,
+        )
+    };
+    assert!(key > 0, "no cache key in the keyring");
+    let mut payload = [0u8; 40];
+    // SAFETY: KEYCTL_READ into a buffer valid for its length.
+    let len = unsafe {
+        libc::syscall(
+            libc::SYS_keyctl,
+            11 as libc::c_long,
+            key,
+            payload.as_mut_ptr(),
+            payload.len(),
+        )
+    };
+    assert_eq!(len, 40, "the key's payload");
+    let secs = u64::from_le_bytes(payload[32..].try_into().unwrap());
+    SystemTime::UNIX_EPOCH + Duration::from_secs(secs)
+}
+
+/// `keyctl(op, a, b, c, d)` with integer arguments only.
+fn keyctl(op: i64, a: i64, b: i64, c: i64, d: i64) -> i64 {
+    // SAFETY: the operations used here take no pointers.
+    unsafe { libc::syscall(libc::SYS_keyctl, op, a, b, c, d) }
+}
+
 fn modified(path: &Path) -> SystemTime {
     std::fs::metadata(path).unwrap().modified().unwrap()
 }
@@ -73,7 +118,7 @@ fn unused_entry_name(tag: &str) -> String {
 fn a_store_removes_entries_of_an_earlier_key_and_dead_writers_leftovers() {
     // A compile first, so the cache and its key exist.
     compile_into_cache(&Benign::new("trim-key"));
-    let key_made = modified(&cache_dir().join("key"));
+    let key_made = key_made();
     let hour = Duration::from_secs(3600);
     let dead = plant(
         &unused_entry_name("trim-dead"),
@@ -118,7 +163,7 @@ fn a_store_removes_entries_of_an_earlier_key_and_dead_writers_leftovers() {
 fn a_load_from_the_cache_marks_its_entry_used() {
     let benign = Benign::new("trim-touch");
     let entry = compile_into_cache(&benign);
-    let key_made = modified(&cache_dir().join("key"));
+    let key_made = key_made();
     // As if last used when the key was made (not older: that would be dead).
     set_modified(&entry, key_made);
     let before = SystemTime::now();

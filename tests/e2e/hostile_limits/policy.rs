@@ -290,17 +290,17 @@ fn check_and_inspect_report_the_users_ceilings() {
         "{inspected}"
     );
 
-    // A policy check cannot use is a warning naming the file.
+    // A policy `run` would refuse is a problem naming the file.
     let file = PolicyFile::write("memory_mib = 512\n", 0o666);
     let (code, out) = file.author_tool(&["check", "--deny", "network", &manifest]);
     let path = file.home.policy_path();
-    assert_eq!(code, 0, "{out}");
+    assert_eq!(code, 1, "{out}");
     assert!(
         out.contains(&format!(
-            "warning: {}: (policy): the policy file",
+            "problem: {}: (policy): the policy file",
             path.display()
         )) && out.contains("writable by everyone")
-            && out.contains("ceilings     built in (no policy file)"),
+            && out.contains("refuse to start"),
         "{out}"
     );
 }
