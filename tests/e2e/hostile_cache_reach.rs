@@ -10,7 +10,7 @@
 
 use crate::hostile_cache::{
     ATTACKER_KEY, Benign, assert_benign_answers, compile_with, field, load_source,
-    probe_native_code, record, test_engine,
+    probe_native_code, record, refused_on_start, test_engine,
 };
 use crate::support::{PrivateHome, Shim, expect_result, probe_manifest, tool_text};
 use octet_hostsim::{ApiVersion, InitializeParams};
@@ -113,19 +113,12 @@ fn attack_through(home: &PrivateHome, alias: &Path, victim: &Benign, bystander: 
     other.shutdown();
 
     // The forgery never runs: the victim compiles itself again.
-    let mut shim = victim.start_in(home);
-    let warning = record(
-        &shim,
-        "ignoring a compiled-cache entry that fails its checks",
-    );
+    let warning = refused_on_start(victim.start_in(home));
     assert!(
         field(&warning, "reason").contains("MAC does not match"),
         "{what}: {}",
         warning.text
     );
-    assert_benign_answers(&mut shim);
-    assert_eq!(load_source(&shim), "compiled", "{what}");
-    shim.shutdown();
     probe.shutdown();
 }
 
@@ -182,15 +175,8 @@ fn a_hard_link_to_an_entry_written_through_the_link_is_refused() {
         json!({"path": linked, "text": "native code of the guest's choosing"}),
     );
     assert!(!failed, "{text}");
-    let mut shim = victim.start_in(&home);
-    let warning = record(
-        &shim,
-        "ignoring a compiled-cache entry that fails its checks",
-    );
+    let warning = refused_on_start(victim.start_in(&home));
     assert!(!field(&warning, "reason").is_empty());
-    assert_benign_answers(&mut shim);
-    assert_eq!(load_source(&shim), "compiled");
-    shim.shutdown();
     probe.shutdown();
 }
 
@@ -300,18 +286,12 @@ fn a_lost_key_is_made_again_and_a_planted_key_file_is_never_adopted() {
         probe_native_code(),
     );
     std::fs::write(entry_in(&home, &victim), forged).unwrap();
-    let mut shim = victim.start_in(&home);
-    let warning = record(
-        &shim,
-        "ignoring a compiled-cache entry that fails its checks",
-    );
+    let warning = refused_on_start(victim.start_in(&home));
     assert!(
         field(&warning, "reason").contains("MAC does not match"),
         "{}",
         warning.text
     );
-    assert_benign_answers(&mut shim);
-    shim.shutdown();
     let mut again = victim.start_in(&home);
     assert_benign_answers(&mut again);
     assert_eq!(load_source(&again), "cache", "the new key's entry loads");

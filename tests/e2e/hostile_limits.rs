@@ -386,10 +386,13 @@ fn pooled_instances_share_one_memory_ceiling() {
 
 /// `octet-wasm <args>`: its exit code and stdout.
 pub fn author_tool(args: &[&str]) -> (i32, String) {
-    let output = std::process::Command::new(shim_binary())
-        .args(args)
-        .output()
-        .expect("run octet-wasm");
+    author_tool_with(std::process::Command::new(shim_binary()), args)
+}
+
+/// [`author_tool`] through `command` (the shim, or the shim in a private
+/// home).
+pub fn author_tool_with(mut command: std::process::Command, args: &[&str]) -> (i32, String) {
+    let output = command.args(args).output().expect("run octet-wasm");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr);
     (

@@ -813,17 +813,7 @@ impl Shim {
     /// The probe guest with `extra_args` after `run <component>` (e.g.
     /// `--deadline-ms request=1000`).
     pub fn probe_with_args(manifest: ManifestSpec, extra_args: &[&str]) -> Shim {
-        let component = component("probe");
-        let dirs = tempfile::tempdir().expect("create a temporary directory");
-        let extension_dir = dirs.path().join("extension");
-        std::fs::create_dir_all(&extension_dir).expect("create the extension directory");
-        let component_arg = component.to_string_lossy().into_owned();
-        let mut args = vec!["run", component_arg.as_str()];
-        args.extend_from_slice(extra_args);
-        let toml = manifest.to_extension_toml("octet-wasm", &args);
-        std::fs::write(extension_dir.join("extension.toml"), toml)
-            .expect("write the probe manifest");
-        Shim::start_in_with_args(dirs, &extension_dir, &component_arg, manifest, extra_args)
+        Shim::probe_wrapped(manifest, extra_args, &[], &[])
     }
 
     /// The probe guest with `extra_args` after `run <component>` and `env`

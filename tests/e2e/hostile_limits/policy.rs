@@ -5,7 +5,7 @@
 //! Each test writes the file in a [`PrivateHome`] of its own, so no other
 //! shim (and no user) ever reads it, and tests run in parallel.
 
-use super::{clamp_record, field, probe_extension, tool_error, tool_ok};
+use super::{author_tool_with, clamp_record, field, probe_extension, tool_error, tool_ok};
 use crate::support::{LOG_TIMEOUT, PrivateHome, Shim, probe_manifest, stderr_text};
 use octet_hostsim::{ApiVersion, ManifestSpec};
 use serde_json::json;
@@ -33,18 +33,7 @@ impl PolicyFile {
 
     /// `octet-wasm ARGS...` in this home: exit code, stdout and stderr.
     fn author_tool(&self, args: &[&str]) -> (i32, String) {
-        let output = self
-            .home
-            .shim_command()
-            .args(args)
-            .output()
-            .expect("run octet-wasm");
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        (
-            output.status.code().unwrap_or(-1),
-            format!("{stdout}{stderr}"),
-        )
+        author_tool_with(self.home.shim_command(), args)
     }
 }
 
