@@ -295,6 +295,10 @@ fn replace(instance: &mut Option<Instance<Session>>, lane: &str, why: &str) {
     }
 }
 
+/// How much earlier than the request's deadline [`ensure`] gives up on a
+/// fresh instance's `init`.
+const INIT_MARGIN: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// The lane's instance, made (and initialised) when missing. A guest whose
 /// `init` spins or blocks is given up on at `until` (the deadline of the
 /// work that needs the instance), so a replacement instance can never hold
@@ -318,7 +322,15 @@ async fn ensure<'a>(
                 ))),
             }
         };
-        let fresh = tokio::time::timeout_at(until, make).await.map_err(|_| {
+        // Given up on a little before `until`: the request's own deadline
+        // fires at `until` too, and its answer ("stopped after its
+        // deadline") would hide the reason, a fresh instance whose init
+        // never returned.
+        let give_up = until
+            .checked_sub(INIT_MARGIN)
+            .unwrap_or(until)
+            .max(tokio::time::Instant::now());
+        let fresh = tokio::time::timeout_at(give_up, make).await.map_err(|_| {
             Fault::Start(
                 "a fresh guest instance's init did not return before the request's deadline (it is spinning or blocked)".into(),
             )
