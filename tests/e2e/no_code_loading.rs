@@ -342,11 +342,13 @@ fn variables_the_dependencies_read_change_nothing() {
             "a line on stderr that is not the shim's: {line}"
         );
     }
-    assert_eq!(
-        threads, baseline_threads,
-        "the bundle's variables changed the shim's thread count ({baseline_threads} without them)"
+    // tokio's blocking threads come and go with timing (one more or less
+    // between two runs); a variable that sized a pool would add hundreds.
+    assert!(
+        threads <= baseline_threads + 2,
+        "the bundle's variables changed the shim's thread count: {threads} ({baseline_threads} without them)"
     );
-    assert!(threads < 64, "{threads} threads");
+    assert!(threads < 32, "{threads} threads");
     assert_eq!(init, baseline_init);
     assert_eq!(texts, baseline_texts, "the answers changed");
     // The guest saw none of them (its manifest consents to no variable).
