@@ -22,7 +22,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("wire", &["log"]),
     ("cancel", &[]),
     ("log", &[]),
-    ("user_dirs", &[]),
+    ("user_db", &["log"]),
+    ("user_dirs", &["log", "user_db"]),
     ("process_env", &["log"]),
     ("runtime", &["cancel", "log", "user_dirs"]),
 ];
