@@ -17,6 +17,7 @@ pub mod manifest;
 pub mod metadata;
 pub mod new;
 pub mod sdk;
+pub mod sign;
 
 use std::path::Path;
 
@@ -46,13 +47,14 @@ pub fn refuse_under_octet(command: &str) -> Result<(), String> {
     }
 }
 
-/// Prints one line of a command's output on stdout.
-#[allow(
-    clippy::print_stdout,
-    reason = "author tools print their report on stdout; they never serve the wire"
-)]
+/// Prints one line of a command's output on stdout. A reader that went
+/// away (`inspect | head`) ends the command quietly, as a pipe's SIGPIPE
+/// would, instead of a panic.
 pub fn say(line: &str) {
-    println!("{line}");
+    use std::io::Write;
+    if writeln!(std::io::stdout().lock(), "{line}").is_err() {
+        std::process::exit(0);
+    }
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it, so no

@@ -122,10 +122,11 @@ pub fn unix_ms() -> u64 {
 }
 
 /// The first line of a file.
-pub fn start_line(extension: &str) -> String {
+pub fn start_line(extension: &str, signer: Option<&crate::signing::Publisher>) -> String {
     json!({
         "type": START,
         "extension": extension,
+        "signer": signer.map(|key| json!({"fingerprint": key.fingerprint(), "comment": key.comment})),
         "pid": std::process::id(),
         "at_ms": unix_ms(),
         "octet_wasm": env!("CARGO_PKG_VERSION"),
