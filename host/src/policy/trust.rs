@@ -177,3 +177,107 @@ fn read_signers(path: &Path, home: &Path) -> Result<Vec<Publisher>, FileProblem>
     }
     Ok(keys)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::format::parse;
+    use super::*;
+
+    fn line(seed: u8) -> String {
+        Publisher {
+            key: [seed; 32],
+            comment: format!("k{seed}"),
+        }
+        .line()
+    }
+
+    fn trust(text: &str, name: Option<&str>, digest: Option<&str>) -> TrustTable {
+        parse(text, name, digest).unwrap().0.trust
+    }
+
+    #[test]
+    fn the_requirement_names_the_key_that_set_it() {
+        let text = format!(
+            "[trust]\npublishers = [\"{}\"]\nrequire_signature = true\n",
+            line(1)
+        );
+        let table = trust(&text, None, None);
+        assert_eq!(
+            table.required_by.as_deref(),
+            Some("trust.require_signature")
+        );
+        let policy = resolve(&table, Path::new("/nonexistent")).unwrap();
+        assert_eq!(policy.publishers.len(), 1);
+        let own = "[extension.\"my tool\".trust]\nrequire_signature = true\n";
+        assert_eq!(
+            trust(own, Some("my tool"), None).required_by.as_deref(),
+            Some("extension.\"my tool\".trust.require_signature")
+        );
+        assert_eq!(trust(own, Some("other"), None).required_by, None);
+    }
+
+    #[test]
+    fn only_a_table_pinned_to_the_component_lifts_the_requirement() {
+        let pin = "ab".repeat(32);
+        let unpinned =
+            "[trust]\nrequire_signature = true\n[extension.x.trust]\nrequire_signature = false\n";
+        assert!(trust(unpinned, Some("x"), None).required_by.is_some());
+        let pinned = format!(
+            "[trust]\nrequire_signature = true\n[extension.x]\nsha256 = \"{pin}\"\n[extension.x.trust]\nrequire_signature = false\n"
+        );
+        assert_eq!(trust(&pinned, Some("x"), Some(&pin)).required_by, None);
+        assert!(
+            trust(&pinned, Some("x"), Some(&"cd".repeat(32)))
+                .required_by
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn a_table_adds_publishers_to_the_top_level() {
+        let text = format!(
+            "[trust]\npublishers = [\"{}\"]\n[extension.x.trust]\npublishers = [\"{}\"]\n",
+            line(1),
+            line(2)
+        );
+        assert_eq!(trust(&text, Some("x"), None).publishers.unwrap().len(), 2);
+        assert_eq!(trust(&text, Some("y"), None).publishers.unwrap().len(), 1);
+    }
+
+    #[test]
+    fn bad_trust_values_are_invalid_with_their_key() {
+        let err = |text: &str| parse(text, Some("x"), None).unwrap_err();
+        let e = err("[trust]\npublishers = [\"ssh-rsa AAAAB3NzaC1yc2E\"]\n");
+        assert_eq!(e.key.as_deref(), Some("trust.publishers"), "{e}");
+        assert!(e.message.contains("ssh-ed25519"), "{e}");
+        let e = err("[trust]\npublishers = [\"my laptop key\"]\n");
+        assert!(e.message.contains("neither a public key line"), "{e}");
+        let e = err("[trust]\nrequire_signature = \"yes\"\n");
+        assert_eq!(e.key.as_deref(), Some("trust.require_signature"), "{e}");
+        let e = err("[trust]\nrequire_signatures = true\n");
+        assert!(e.message.contains("require_signatures"), "{e}");
+        let e = err("[extension.x.trust]\npublishers = [\"ssh-ed25519 !!\"]\n");
+        assert_eq!(
+            e.key.as_deref(),
+            Some("extension.x.trust.publishers"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_missing_or_malformed_publishers_file_is_a_problem() {
+        let home = crate::user_dirs::private_test_home();
+        let table = TrustTable {
+            publishers: Some(vec!["~/signers".into()]),
+            ..TrustTable::default()
+        };
+        let problem = resolve(&table, home.path()).unwrap_err();
+        assert!(problem.refused.unwrap().contains("does not exist"));
+        let path = home.path().join("signers");
+        std::fs::write(&path, "alice@example not-a-key\n").unwrap();
+        let problem = resolve(&table, home.path()).unwrap_err();
+        assert_eq!(problem.invalid.unwrap().line, 1);
+        std::fs::write(&path, format!("alice@example {}\n", line(4))).unwrap();
+        assert_eq!(resolve(&table, home.path()).unwrap().publishers.len(), 1);
+    }
+}

@@ -21,6 +21,9 @@ pub mod sign;
 pub mod trust;
 pub mod verify;
 
+#[cfg(test)]
+mod tests;
+
 pub use keys::{Publisher, SigningKey};
 pub use trust::{Accepted, TrustPolicy, decide, decide_on, vouch};
 pub use verify::{Examination, examine};
