@@ -58,6 +58,7 @@ mod sdk_api_04;
 mod sdk_services;
 mod services;
 mod showcase;
+mod signatures;
 mod shutdown;
 mod support;
 mod traps;
