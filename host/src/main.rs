@@ -315,8 +315,10 @@ fn trusted(
     policy: &Policy,
 ) -> Result<octet_wasm::signing::Accepted, String> {
     let digest = file.digest.hex();
-    let accepted = octet_wasm::signing::decide(&file.bytes, &digest, &policy.trust)
-        .map_err(|reason| format!("{}: {reason}", path.display()))?;
+    let started = std::time::Instant::now();
+    let decision = octet_wasm::signing::decide(&file.bytes, &digest, &policy.trust);
+    let verify_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let accepted = decision.map_err(|reason| format!("{}: {reason}", path.display()))?;
     if let Some(doubt) = &accepted.doubt {
         octet_wasm::log!(Level::Warning, "the component's signature proves nothing; it runs because the user's policy requires none",
             "path" => path.display().to_string(), "sha256" => digest.clone(), "reason" => doubt.clone());
@@ -325,7 +327,9 @@ fn trusted(
         octet_wasm::log!(Level::Info, "component signed",
             "path" => path.display().to_string(), "sha256" => digest,
             "signer" => signer.fingerprint(), "comment" => signer.comment.clone(),
-            "listed_publisher" => accepted.publisher.is_some());
+            "listed_publisher" => accepted.publisher.is_some(), "verify_ms" => verify_ms);
+    } else {
+        octet_wasm::log!(Level::Debug, "no verified signature on the component", "verify_ms" => verify_ms);
     }
     Ok(accepted)
 }

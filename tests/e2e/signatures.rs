@@ -8,8 +8,7 @@
 //! bundle's side (its name, its args, its environment, its files).
 
 use crate::support::{
-    PrivateHome, Shim, component, expect_error, probe_manifest, shim_binary,
-    stderr_text, tool_text,
+    PrivateHome, Shim, component, expect_error, probe_manifest, shim_binary, stderr_text, tool_text,
 };
 use octet_hostsim::ApiVersion;
 use serde_json::json;
@@ -184,7 +183,11 @@ fn assert_runs(home: &PrivateHome, component: &Path) -> Shim {
     let mut shim = start(home, component, &[], &[]);
     shim.initialize();
     let reply = shim.tool("echo", json!({"text": "signed"}));
-    assert!(tool_text(&reply).contains("signed"), "{}", stderr_text(&shim));
+    assert!(
+        tool_text(&reply).contains("signed"),
+        "{}",
+        stderr_text(&shim)
+    );
     shim
 }
 
@@ -197,7 +200,10 @@ fn assert_refused(home: &PrivateHome, component: &Path) -> String {
     let message = expect_error(&reply).message.clone();
     let digest = sha256(&std::fs::read(component).unwrap());
     assert!(message.contains(&digest), "names the digest: {message}");
-    assert!(message.contains("require_signature"), "names the policy key: {message}");
+    assert!(
+        message.contains("require_signature"),
+        "names the policy key: {message}"
+    );
     let loaded = shim
         .stderr()
         .lines()
@@ -226,7 +232,11 @@ struct Fixture {
 fn fixture() -> Fixture {
     let keys = Keys::new(&["alice", "bob"]);
     let dir = tempfile::tempdir().unwrap();
-    let unsigned = write(dir.path(), "probe.wasm", &std::fs::read(component("probe")).unwrap());
+    let unsigned = write(
+        dir.path(),
+        "probe.wasm",
+        &std::fs::read(component("probe")).unwrap(),
+    );
     let alice = sign(&unsigned, &keys.private("alice"), dir.path(), "alice.wasm");
     Fixture {
         keys,
@@ -244,7 +254,9 @@ fn a_component_signed_by_a_listed_publisher_runs_and_its_signer_is_logged() {
     let mut shim = assert_runs(&home, &f.alice);
     let signed = shim
         .stderr()
-        .wait_for(Duration::from_secs(5), |l| l.message() == Some("component signed"))
+        .wait_for(Duration::from_secs(5), |l| {
+            l.message() == Some("component signed")
+        })
         .unwrap_or_else(|| panic!("no signer record:\n{}", stderr_text(&shim)));
     assert_eq!(
         signed.field("signer").and_then(|v| v.as_str()),
@@ -273,7 +285,11 @@ fn unsigned_wrong_key_and_changed_components_are_refused_before_any_code_runs() 
     let bytes = std::fs::read(&f.alice).unwrap();
     let all = sections(&bytes);
     // A byte of the first core module (section id 1) flipped.
-    let (_, code) = all.iter().find(|(id, _)| *id == 1).expect("a core module").clone();
+    let (_, code) = all
+        .iter()
+        .find(|(id, _)| *id == 1)
+        .expect("a core module")
+        .clone();
     let mut changed = bytes.clone();
     changed[code.start + code.len() / 2] ^= 0x01;
     let message = assert_refused(&home, &write(f.dir.path(), "changed.wasm", &changed));
@@ -283,7 +299,10 @@ fn unsigned_wrong_key_and_changed_components_are_refused_before_any_code_runs() 
     let mut forged = bytes.clone();
     forged[signature.end - 1] ^= 0x01;
     let message = assert_refused(&home, &write(f.dir.path(), "forged.wasm", &forged));
-    assert!(message.contains("do not verify") || message.contains("broken"), "{message}");
+    assert!(
+        message.contains("do not verify") || message.contains("broken"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -326,8 +345,7 @@ fn custom_sections_added_after_signing_are_accepted_code_and_metadata_are_not() 
     // A second copy of a signed non-custom section, appended: code added.
     let (_, last_code) = sections(&bytes)
         .into_iter()
-        .filter(|(id, _)| *id != 0)
-        .last()
+        .rfind(|(id, _)| *id != 0)
         .expect("a non-custom section");
     let mut code = bytes.clone();
     code.extend_from_slice(&bytes[last_code]);
@@ -347,7 +365,10 @@ fn two_signers_where_one_is_listed_are_accepted() {
     std::fs::create_dir_all(signers.parent().unwrap()).unwrap();
     std::fs::write(
         &signers,
-        format!("# the team\nalice@example namespaces=\"git,octet-wasm\" {}\n", f.keys.line("alice")),
+        format!(
+            "# the team\nalice@example namespaces=\"git,octet-wasm\" {}\n",
+            f.keys.line("alice")
+        ),
     )
     .unwrap();
     require(&home, &["~/.ssh/allowed_signers".into()]);
@@ -383,12 +404,23 @@ fn a_cached_compilation_never_stands_in_for_a_signature() {
     let mut shim = assert_runs(&home, &f.alice);
     let loaded = shim
         .stderr()
-        .wait_for(Duration::from_secs(5), |l| l.message() == Some("component loaded"))
+        .wait_for(Duration::from_secs(5), |l| {
+            l.message() == Some("component loaded")
+        })
         .expect("loaded");
-    assert_eq!(loaded.field("source"), Some(&json!("cache")), "the signed one is cached");
+    assert_eq!(
+        loaded.field("source"),
+        Some(&json!("cache")),
+        "the signed one is cached"
+    );
     shim.shutdown();
     // `compile` refuses the stripped one too.
-    let out = home.shim_command().arg("compile").arg(&stripped).output().unwrap();
+    let out = home
+        .shim_command()
+        .arg("compile")
+        .arg(&stripped)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not signed"));
 }
@@ -408,7 +440,11 @@ fn nothing_in_the_bundle_lifts_the_requirement_or_adds_a_publisher() {
     // Flags, variables and files the bundle ships do not add Alice.
     let bundle_dir = f.dir.path().join("bundle-keys");
     std::fs::create_dir_all(&bundle_dir).unwrap();
-    std::fs::copy(f.keys.public_file("alice"), bundle_dir.join("allowed_signers")).unwrap();
+    std::fs::copy(
+        f.keys.public_file("alice"),
+        bundle_dir.join("allowed_signers"),
+    )
+    .unwrap();
     let line = f.keys.line("alice");
     let mut shim = start(
         &home,
@@ -443,12 +479,27 @@ fn malformed_trust_values_refuse_to_start_with_the_key() {
     let f = fixture();
     let home = PrivateHome::new();
     for (text, expect) in [
-        ("[trust]\npublishers = [\"ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ\"]\n", "trust.publishers"),
-        ("[trust]\npublishers = [\"ssh-ed25519 AAAA!!\"]\n", "trust.publishers"),
-        ("[trust]\npublishers = \"ssh-ed25519 x\"\n", "trust.publishers"),
-        ("[trust]\nrequire_signature = \"yes\"\n", "trust.require_signature"),
+        (
+            "[trust]\npublishers = [\"ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ\"]\n",
+            "trust.publishers",
+        ),
+        (
+            "[trust]\npublishers = [\"ssh-ed25519 AAAA!!\"]\n",
+            "trust.publishers",
+        ),
+        (
+            "[trust]\npublishers = \"ssh-ed25519 x\"\n",
+            "trust.publishers",
+        ),
+        (
+            "[trust]\nrequire_signature = \"yes\"\n",
+            "trust.require_signature",
+        ),
         ("[trust]\nrequire_signatures = true\n", "require_signatures"),
-        ("[trust]\npublishers = [\"~/missing-signers\"]\n", "does not exist"),
+        (
+            "[trust]\npublishers = [\"~/missing-signers\"]\n",
+            "does not exist",
+        ),
     ] {
         home.write_policy(text);
         let mut shim = start(&home, &f.alice, &[], &[]);
@@ -461,14 +512,21 @@ fn malformed_trust_values_refuse_to_start_with_the_key() {
     // A publishers file others can write is no policy.
     use std::os::unix::fs::PermissionsExt;
     let signers = home.home().join("signers");
-    std::fs::write(&signers, format!("alice@example {}\n", f.keys.line("alice"))).unwrap();
+    std::fs::write(
+        &signers,
+        format!("alice@example {}\n", f.keys.line("alice")),
+    )
+    .unwrap();
     std::fs::set_permissions(&signers, std::fs::Permissions::from_mode(0o666)).unwrap();
     require(&home, &["~/signers".into()]);
     let mut shim = start(&home, &f.alice, &[], &[]);
     let params = shim.init_params();
     let reply = shim.initialize_with(params);
     let message = expect_error(&reply).message.clone();
-    assert!(message.contains("signers") && message.contains("writable"), "{message}");
+    assert!(
+        message.contains("signers") && message.contains("writable"),
+        "{message}"
+    );
     shim.shutdown();
 }
 
@@ -480,7 +538,9 @@ fn without_a_requirement_nothing_changes_and_the_signer_is_logged() {
     let mut shim = assert_runs(&home, &f.alice);
     let signed = shim
         .stderr()
-        .wait_for(Duration::from_secs(5), |l| l.message() == Some("component signed"))
+        .wait_for(Duration::from_secs(5), |l| {
+            l.message() == Some("component signed")
+        })
         .expect("the signer is logged");
     assert_eq!(signed.field("listed_publisher"), Some(&json!(false)));
     shim.shutdown();
@@ -496,7 +556,10 @@ fn verify_inspect_and_check_name_the_signers() {
         f.keys.public_file("alice").as_os_str(),
     ]);
     assert_eq!(code, Some(0));
-    assert!(stdout.contains(&f.keys.fingerprint("alice")) && stdout.contains("alice@example"), "{stdout}");
+    assert!(
+        stdout.contains(&f.keys.fingerprint("alice")) && stdout.contains("alice@example"),
+        "{stdout}"
+    );
     let line = f.keys.line("bob");
     let (code, _, stderr) = tool(&[
         "verify".as_ref(),
@@ -516,15 +579,36 @@ fn verify_inspect_and_check_name_the_signers() {
 
     let home = PrivateHome::new();
     require(&home, &[f.keys.line("alice")]);
-    let out = home.shim_command().arg("inspect").arg(&f.alice).output().unwrap();
+    let out = home
+        .shim_command()
+        .arg("inspect")
+        .arg(&f.alice)
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(&format!("signed by    {} (alice@example): verified", f.keys.fingerprint("alice"))), "{text}");
+    assert!(
+        text.contains(&format!(
+            "signed by    {} (alice@example): verified",
+            f.keys.fingerprint("alice")
+        )),
+        "{text}"
+    );
     assert!(text.contains("trust        accepted"), "{text}");
-    let out = home.shim_command().args(["inspect", "--json"]).arg(&f.unsigned).output().unwrap();
+    let out = home
+        .shim_command()
+        .args(["inspect", "--json"])
+        .arg(&f.unsigned)
+        .output()
+        .unwrap();
     let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("inspect --json");
     assert_eq!(value["signature"]["signed"], json!(false));
     assert_eq!(value["signature"]["accepted"], json!(false));
-    assert!(value["signature"]["refusal"].as_str().unwrap().contains("is not signed"));
+    assert!(
+        value["signature"]["refusal"]
+            .as_str()
+            .unwrap()
+            .contains("is not signed")
+    );
 
     let dir = f.dir.path();
     std::fs::copy(&f.unsigned, dir.join("ext.wasm")).unwrap();
@@ -533,8 +617,16 @@ fn verify_inspect_and_check_name_the_signers() {
         probe_manifest(ApiVersion::V0_2).to_extension_toml("octet-wasm", &["run", "ext.wasm"]),
     )
     .unwrap();
-    let out = home.shim_command().arg("check").arg(dir.join("extension.toml")).output().unwrap();
+    let out = home
+        .shim_command()
+        .arg("check")
+        .arg(dir.join("extension.toml"))
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains("problem:") && text.contains("signature") && text.contains("is not signed"), "{text}");
+    assert!(
+        text.contains("problem:") && text.contains("signature") && text.contains("is not signed"),
+        "{text}"
+    );
 }

@@ -329,6 +329,11 @@ pub fn is_semver(text: &str) -> bool {
 mod tests {
     use super::*;
 
+    #[test]
+    fn signatures_guard_the_metadata_section() {
+        assert!(crate::signing::verify::READ_BY_THE_SHIM.contains(&SECTION));
+    }
+
     /// The smallest component: the preamble of the component encoding.
     const EMPTY: &[u8] = b"\0asm\x0d\0\x01\0";
 

@@ -151,9 +151,14 @@ impl From<trust::FileProblem> for Problem {
     /// policy file: the same refusals apply to it.
     fn from(problem: trust::FileProblem) -> Problem {
         match problem.invalid {
-            Some(error) => Problem::Invalid {
+            Some((line, message)) => Problem::Invalid {
                 path: problem.path,
-                error,
+                error: Invalid {
+                    line,
+                    column: 1,
+                    key: Some("trust.publishers".into()),
+                    message,
+                },
             },
             None => Problem::Refused {
                 path: problem.path,

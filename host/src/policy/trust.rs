@@ -18,7 +18,6 @@
 //! manifest, so an unpinned table is one any bundle can claim.
 
 use super::file;
-use super::format::Invalid;
 use crate::signing::TrustPolicy;
 use crate::signing::keys::{self, Publisher};
 use serde::Deserialize;
@@ -104,13 +103,13 @@ impl Entry {
     }
 }
 
-/// What went wrong reading a publishers file: the file, and the problem
-/// (`line`: the line at fault, when the text is the problem).
+/// What went wrong reading a publishers file: the file, and either why it
+/// is not trusted (`refused`) or the line of its text at fault.
 #[derive(Debug)]
 pub struct FileProblem {
     pub path: PathBuf,
     pub refused: Option<String>,
-    pub invalid: Option<Invalid>,
+    pub invalid: Option<(usize, String)>,
 }
 
 /// The trust `table` gives for the user whose home is `home`, reading each
@@ -164,12 +163,7 @@ fn read_signers(path: &Path, home: &Path) -> Result<Vec<Publisher>, FileProblem>
         keys::parse_allowed_signers(&text).map_err(|(line, message)| FileProblem {
             path: shown.clone(),
             refused: None,
-            invalid: Some(Invalid {
-                line,
-                column: 1,
-                key: Some("trust.publishers".into()),
-                message,
-            }),
+            invalid: Some((line, message)),
         })?;
     for skip in skipped {
         crate::log!(crate::log::Level::Warning, "a publishers file line is not trusted",
@@ -276,7 +270,7 @@ mod tests {
         let path = home.path().join("signers");
         std::fs::write(&path, "alice@example not-a-key\n").unwrap();
         let problem = resolve(&table, home.path()).unwrap_err();
-        assert_eq!(problem.invalid.unwrap().line, 1);
+        assert_eq!(problem.invalid.unwrap().0, 1);
         std::fs::write(&path, format!("alice@example {}\n", line(4))).unwrap();
         assert_eq!(resolve(&table, home.path()).unwrap().publishers.len(), 1);
     }

@@ -171,6 +171,6 @@ fn a_claimed_signer_counts_only_when_its_signature_verifies() {
     };
     assert!(signatures.verified_signers().is_empty());
     assert_eq!(signatures.found()[0].verdict, KeyVerdict::NotSigned);
-    assert!(vouch(&examine(&forged), &[alice.publisher.clone()]).is_err());
-    assert!(vouch(&examine(&forged), &[mallory.publisher.clone()]).is_ok());
+    assert!(vouch(&examine(&forged), std::slice::from_ref(&alice.publisher)).is_err());
+    assert!(vouch(&examine(&forged), std::slice::from_ref(&mallory.publisher)).is_ok());
 }
