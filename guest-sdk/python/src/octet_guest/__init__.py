@@ -111,3 +111,11 @@ def __getattr__(name: str):
     # The SDK's names a component cannot have: importing one fails the
     # build with the reason.
     raise missing_name(__name__, name)
+
+
+def __getattr__(name: str):
+    """0.1's names (:mod:`octet_guest.deprecated`): each still works and
+    warns once at build time with its replacement."""
+    from .deprecated import lookup
+
+    return lookup(name)
