@@ -22,6 +22,9 @@ component cannot do fails the build with the reason
 (:mod:`octet_guest.unavailable`).
 """
 
+#: The SDK's version (README, "Versions and compatibility").
+__version__ = "0.2.0"
+
 from .cancellation import CancellationToken, current_cancellation, current_request_id
 from .errors import REQUEST_CANCELLED, CancelledError
 from .extension import Extension
