@@ -48,6 +48,10 @@ enum Command {
     /// Create an extension project (manifest, a hello tool, a build
     /// script) from the templates built into this binary.
     New(author::new::NewArgs),
+    /// Build an extension project (Rust, Python, JavaScript or C, told by
+    /// its files) into the component beside its extension.toml, installing
+    /// the toolchain when missing, then check the pair.
+    Build(author::build::BuildArgs),
     /// Where the guest SDKs are (`sdk path [LANG]`), and copying them out
     /// of a checkout (`sdk install`), so `new` projects build anywhere.
     Sdk(author::sdk::SdkArgs),
@@ -93,6 +97,7 @@ impl Command {
             Command::Demo(_) => "demo",
             Command::Replay(_) => "replay",
             Command::New(_) => "new",
+            Command::Build(_) => "build",
             Command::Sdk(_) => "sdk",
             Command::Inspect(_) => "inspect",
             Command::Manifest(_) => "manifest",
@@ -149,6 +154,11 @@ fn main() -> ExitCode {
             Err(err) => fail(&format!("replay failed: {err:#}")),
         },
         Command::New(args) => author_tool("new", author::new::run(args)),
+        Command::Build(args) => match author::build::run(args) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(message) => author_tool("build", Err(message)),
+        },
         Command::Sdk(args) => author_tool("sdk", author::sdk::run(args)),
         Command::Inspect(args) => author_tool("inspect", author::inspect::run(args)),
         Command::Manifest(args) => author_tool("manifest", author::manifest::run(args)),

@@ -45,6 +45,7 @@ mod isolation;
 mod manifest_mismatch;
 mod negotiation;
 mod no_code_loading;
+mod old_scaffolds;
 mod policy_fail_closed;
 mod progress;
 mod python_agents;

@@ -74,6 +74,15 @@ impl fmt::Display for Finding {
     }
 }
 
+/// `check MANIFEST` with nothing else (what `build` runs last).
+pub fn run_on(manifest: PathBuf) -> Result<bool, String> {
+    run(CheckArgs {
+        manifest,
+        component: None,
+        deny: Vec::new(),
+    })
+}
+
 pub fn run(args: CheckArgs) -> Result<bool, String> {
     for capability in &args.deny {
         if !matches!(capability.as_str(), "filesystem" | "network") {

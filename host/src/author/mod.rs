@@ -1,4 +1,4 @@
-//! Author tools: `new`, `sdk`, `inspect`, `manifest`, `check` and
+//! Author tools: `new`, `build`, `sdk`, `inspect`, `manifest`, `check` and
 //! `embed-metadata`. They run offline (no octet host, a guest sandbox with
 //! nothing in it) and reuse the shim's own rules (`protocol::catalog`,
 //! `protocol::initialize`), so what they accept is what `run` accepts.
@@ -8,6 +8,8 @@
 //! to stdout through [`say`].
 
 pub mod api_rules;
+pub mod build;
+mod build_steps;
 pub mod check;
 mod check_component;
 mod check_sections;
