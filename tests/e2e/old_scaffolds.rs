@@ -14,7 +14,7 @@ const VERSIONS: &[&str] = &["v1", "v2", "v3", "v4"];
 /// A copy of a fixture inside the checkout (where the `.octet-sdk`
 /// scaffolds find their SDK), `{{sdk}}` (the absolute SDK path the first
 /// scaffolds wrote) filled with this checkout's.
-fn project(version: &str, lang: &str) -> tempfile::TempDir {
+pub(crate) fn project(version: &str, lang: &str) -> tempfile::TempDir {
     let root = repo_root();
     let scratch = root.join("target/old-scaffolds");
     std::fs::create_dir_all(&scratch).unwrap();
@@ -56,7 +56,7 @@ fn copy_filled(from: &Path, to: &Path, sdk: &str) {
 
 /// `program` in `dir` with this octet-wasm first on PATH and the caches
 /// the other author tests use.
-fn run_in(dir: &Path, program: &Path, args: &[&str]) -> (Output, String) {
+pub(crate) fn run_in(dir: &Path, program: &Path, args: &[&str]) -> (Output, String) {
     let root = repo_root();
     let bin_dir = shim_binary().parent().unwrap().to_owned();
     let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(

@@ -630,3 +630,45 @@ fn verify_inspect_and_check_name_the_signers() {
         "{text}"
     );
 }
+
+#[test]
+fn octet_wasm_build_signs_when_the_author_names_a_key() {
+    let keys = Keys::new(&["author"]);
+    let dir = crate::old_scaffolds::project("v4", "rust");
+    let key = keys.private("author");
+    let (output, log) = crate::old_scaffolds::run_in(dir.path(), &shim_binary(), &["build", "."]);
+    assert!(output.status.success(), "{log}");
+    let unsigned = dir.path().join("greeter.wasm");
+    let (code, _, _) = tool(&[
+        "verify".as_ref(),
+        unsigned.as_os_str(),
+        "--publisher".as_ref(),
+        keys.public_file("author").as_os_str(),
+    ]);
+    assert_eq!(code, Some(1), "not signed without the variable");
+    let output = Command::new(shim_binary())
+        .args(["build", "."])
+        .current_dir(dir.path())
+        .env("OCTET_WASM_SIGNING_KEY", &key)
+        .env("CARGO_NET_OFFLINE", "true")
+        .env(
+            "CARGO_TARGET_DIR",
+            crate::support::repo_root().join("target/guest-build"),
+        )
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{log}");
+    assert!(
+        log.contains("signing") && log.contains("author@example"),
+        "{log}"
+    );
+    let (code, stdout, stderr) = tool(&[
+        "verify".as_ref(),
+        unsigned.as_os_str(),
+        "--publisher".as_ref(),
+        keys.public_file("author").as_os_str(),
+    ]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+}

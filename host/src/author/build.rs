@@ -96,10 +96,36 @@ pub fn run(args: BuildArgs) -> Result<bool, String> {
         Lang::Js => build_steps::js(&project, &mut steps)?,
         Lang::C => build_steps::c(&project, &mut steps)?,
     }
+    sign_if_asked(&project.component, &mut steps)?;
     steps.say(&format!("checking {}", manifest.display()));
     let passed = super::check::run_on(manifest)?;
     steps.finish(&component);
     Ok(passed)
+}
+
+/// The variable naming the author's signing key: the author's own
+/// environment (this tool refuses to run under octet), never a bundle's.
+pub const SIGNING_KEY_VARIABLE: &str = "OCTET_WASM_SIGNING_KEY";
+
+/// Signs the fresh component when the author's environment names a key
+/// (`octet-wasm sign`), so a published build is never left unsigned by
+/// accident.
+fn sign_if_asked(component: &Path, steps: &mut Steps) -> Result<(), String> {
+    let Some(key) = std::env::var_os(SIGNING_KEY_VARIABLE).filter(|key| !key.is_empty()) else {
+        return Ok(());
+    };
+    let key = crate::signing::SigningKey::load(Path::new(&key))
+        .map_err(|err| format!("{SIGNING_KEY_VARIABLE}: {err}"))?;
+    steps.say(&format!(
+        "signing {} by {}",
+        component.display(),
+        key.publisher
+    ));
+    let bytes = std::fs::read(component)
+        .map_err(|err| format!("cannot read {}: {err}", component.display()))?;
+    let signed = crate::signing::sign::sign(&bytes, &key)
+        .map_err(|err| format!("{}: {err}", component.display()))?;
+    super::write_atomically(component, &signed)
 }
 
 /// The component file the manifest's `octet-wasm run` args name, which
