@@ -610,6 +610,30 @@ fn verify_inspect_and_check_name_the_signers() {
             .contains("is not signed")
     );
 
+    // `manifest` leaves the signed component as it is and pins its digest.
+    let before = std::fs::read(&f.alice).unwrap();
+    let manifest = f.dir.path().join("signed.toml");
+    let out = home
+        .shim_command()
+        .arg("manifest")
+        .arg(&f.alice)
+        .arg("--out")
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&f.alice).unwrap(),
+        before,
+        "manifest changed the component"
+    );
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains(&sha256(&before)), "{text}");
+
     let dir = f.dir.path();
     std::fs::copy(&f.unsigned, dir.join("ext.wasm")).unwrap();
     std::fs::write(

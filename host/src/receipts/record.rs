@@ -190,6 +190,20 @@ pub fn summary_line(
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_start_line_names_the_signer() {
+        let signer = crate::signing::Publisher {
+            key: [9; 32],
+            comment: "alice@example".into(),
+        };
+        let line: serde_json::Value =
+            serde_json::from_str(&start_line("probe", Some(&signer))).unwrap();
+        assert_eq!(line["signer"]["fingerprint"], signer.fingerprint());
+        assert_eq!(line["signer"]["comment"], "alice@example");
+        let unsigned: serde_json::Value = serde_json::from_str(&start_line("probe", None)).unwrap();
+        assert_eq!(unsigned["signer"], serde_json::Value::Null);
+    }
+
     fn sample(outcome: Outcome) -> Request {
         Request {
             kind: REQUEST.into(),
