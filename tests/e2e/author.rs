@@ -17,6 +17,62 @@ fn octet_wasm(args: &[&str]) -> Output {
         .expect("octet-wasm starts")
 }
 
+/// Code that clearly reads files under `filesystem = "none"` is a warning
+/// naming the file, the line and the grant (the imports alone stay a note),
+/// and `--deny filesystem` still leaves it out.
+#[test]
+fn check_warns_when_the_source_uses_files_the_manifest_does_not_grant() {
+    let dir = TempDir::new().unwrap();
+    let wasm = copy_component("probe", dir.path());
+    let manifest = dir.path().join("extension.toml");
+    ok(&[
+        "manifest",
+        text(&wasm),
+        "--out",
+        text(&manifest),
+        "--deny",
+        "filesystem",
+    ]);
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/lib.rs"),
+        r#"// a comment naming std::fs is no use
+fn notes() -> String {
+    std::fs::read_to_string("notes.txt").unwrap_or_default()
+}
+"#,
+    )
+    .unwrap();
+    let report = ok(&["check", text(&manifest)]);
+    let line = report
+        .lines()
+        .find(|line| line.starts_with("warning: ") && line.contains("src/lib.rs: line 3: "))
+        .unwrap_or_else(|| panic!("no warning for src/lib.rs line 3 in\n{report}"));
+    assert!(
+        line.contains("`std::fs`") && line.contains("filesystem = \"none\""),
+        "{line}"
+    );
+    assert!(
+        report.contains("fix: filesystem = \"workspace\" under [capabilities] in extension.toml"),
+        "{report}"
+    );
+    // The warning replaces the note the imports alone make.
+    assert!(
+        !report
+            .lines()
+            .any(|line| line.starts_with("note: ") && line.contains("capabilities.filesystem")),
+        "{report}"
+    );
+    let denied = ok(&["check", text(&manifest), "--deny", "filesystem"]);
+    assert!(!denied.contains("src/lib.rs"), "{denied}");
+    // Granting the workspace answers it.
+    let mut granted = toml_file(&manifest);
+    granted["capabilities"]["filesystem"] = toml::Value::from("workspace");
+    std::fs::write(&manifest, toml::to_string(&granted).unwrap()).unwrap();
+    let report = ok(&["check", text(&manifest)]);
+    assert!(!report.contains("src/lib.rs"), "{report}");
+}
+
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }

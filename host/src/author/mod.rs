@@ -11,6 +11,7 @@ pub mod api_rules;
 pub mod check;
 mod check_component;
 mod check_sections;
+mod check_sources;
 pub mod component;
 pub mod inspect;
 pub mod manifest;
