@@ -34,9 +34,12 @@ const MAX_DEPTH: usize = 4;
 const MAX_FILES: usize = 200;
 const MAX_FILE_BYTES: u64 = 512 * 1024;
 
+/// What a source scan looks for: the calls per source file extension.
+pub type Calls = fn(&str) -> &'static [&'static str];
+
 /// The calls that mean file access, per source extension, in each SDK's
 /// language (the JavaScript SDK's `fs` module included).
-fn calls_for(extension: &str) -> &'static [&'static str] {
+pub fn file_calls(extension: &str) -> &'static [&'static str] {
     match extension {
         "rs" => &[
             "std::fs",
@@ -66,6 +69,48 @@ fn calls_for(extension: &str) -> &'static [&'static str] {
         ],
         _ => &[],
     }
+}
+
+/// The calls that mean sockets or HTTP, per source extension.
+pub fn network_calls(extension: &str) -> &'static [&'static str] {
+    match extension {
+        "rs" => &[
+            "TcpStream",
+            "TcpListener",
+            "UdpSocket",
+            "ToSocketAddrs",
+            "wasi::http",
+        ],
+        "py" => &[
+            "socket.",
+            "import socket",
+            "urllib",
+            "http.client",
+            "requests.",
+        ],
+        "c" | "h" => &["socket(", "connect(", "getaddrinfo("],
+        "js" | "mjs" => &["fetch(", "WebSocket("],
+        _ => &[],
+    }
+}
+
+/// The calls that send a notification, in each SDK's spelling.
+pub fn notify_calls(extension: &str) -> &'static [&'static str] {
+    match extension {
+        "rs" => &["notify(", "notify_titled(", "send_notification("],
+        "py" => &["notify("],
+        "c" | "h" => &["octet_notify"],
+        "js" | "mjs" => &["notify("],
+        _ => &[],
+    }
+}
+
+/// Whether `dir` holds any source file of an SDK language: without one,
+/// a scan finding nothing says nothing.
+pub fn has_sources(dir: &Path) -> bool {
+    let mut files = Vec::new();
+    collect(dir, 0, file_calls, &mut files);
+    !files.is_empty()
 }
 
 /// Comments and docs do not use the filesystem.
@@ -110,13 +155,21 @@ pub fn without_grant(text: &str, dir: &Path) -> Vec<FsUse> {
 /// The first clear file access in each source file under `dir`, in path
 /// order.
 pub fn filesystem_uses(dir: &Path) -> Vec<FsUse> {
-    let mut files = Vec::new();
-    collect(dir, 0, &mut files);
-    files.sort();
-    files.iter().filter_map(|file| first_use(file)).collect()
+    uses(dir, file_calls)
 }
 
-fn collect(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) {
+/// The first of `calls` in each source file under `dir`, in path order.
+pub fn uses(dir: &Path, calls: Calls) -> Vec<FsUse> {
+    let mut files = Vec::new();
+    collect(dir, 0, calls, &mut files);
+    files.sort();
+    files
+        .iter()
+        .filter_map(|file| first_use(file, calls))
+        .collect()
+}
+
+fn collect(dir: &Path, depth: usize, calls: Calls, files: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -134,9 +187,9 @@ fn collect(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) {
         let name = entry.file_name();
         if kind.is_dir() {
             if depth < MAX_DEPTH && !SKIPPED_DIRS.iter().any(|skip| name == *skip) {
-                collect(&path, depth + 1, files);
+                collect(&path, depth + 1, calls, files);
             }
-        } else if kind.is_file() && !calls_for(extension(&path)).is_empty() {
+        } else if kind.is_file() && !calls(extension(&path)).is_empty() {
             files.push(path);
         }
     }
@@ -148,13 +201,13 @@ fn extension(path: &Path) -> &str {
         .unwrap_or_default()
 }
 
-fn first_use(file: &Path) -> Option<FsUse> {
+fn first_use(file: &Path, calls: Calls) -> Option<FsUse> {
     let size = std::fs::symlink_metadata(file).ok()?.len();
     if size > MAX_FILE_BYTES {
         return None;
     }
     let text = std::fs::read_to_string(file).ok()?;
-    let calls = calls_for(extension(file));
+    let calls = calls(extension(file));
     text.lines().enumerate().find_map(|(index, line)| {
         if is_comment(line) {
             return None;
