@@ -44,7 +44,7 @@ pub struct Answer {
 }
 
 impl Answer {
-    fn ok(result: Value, note: String) -> Answer {
+    pub(super) fn ok(result: Value, note: String) -> Answer {
         Answer {
             outcome: Ok(result),
             note,
@@ -52,7 +52,7 @@ impl Answer {
         }
     }
 
-    fn refuse(code: i64, message: &str, note: String) -> Answer {
+    pub(super) fn refuse(code: i64, message: &str, note: String) -> Answer {
         Answer {
             outcome: Err((code, message.to_owned())),
             note,
@@ -79,6 +79,7 @@ pub struct LocalHost {
     pub revision: u64,
     /// The extension's active tool names.
     pub tools: Vec<String>,
+    composition: super::composition::Composition,
 }
 
 impl LocalHost {
@@ -92,11 +93,15 @@ impl LocalHost {
             retained: 0,
             revision: 0,
             tools: Vec::new(),
+            composition: Default::default(),
         }
     }
 
     /// The answer to child request `method` with `params`.
     pub fn answer(&mut self, method: &str, params: &Value) -> Answer {
+        if let Some(answer) = self.composition.answer(method, params) {
+            return answer;
+        }
         match method {
             "confirmation/request" => {
                 let confirmed = self.answers.confirm;
