@@ -4,13 +4,25 @@
 //! composed call is refused, since the demo session holds no tool but the
 //! extension's own and runs none of them on the extension's behalf.
 
-use super::services::Answer;
 use crate::wire::error_code::ErrorCode;
 use serde_json::{Map, Value, json};
 
 /// octet's composition limits (docs/api-0.4.md#v04-composition).
 const TIMEOUT_MS: u64 = 30_000;
 const MAX_CALLS: u64 = 256;
+
+/// An answer and its transcript line (the services wrap it as theirs).
+pub struct Reply {
+    pub outcome: Result<Value, (i64, String)>,
+    pub note: String,
+}
+
+fn ok(result: Value, note: String) -> Reply {
+    Reply {
+        outcome: Ok(result),
+        note,
+    }
+}
 
 /// The session's composition store, kept across tool calls.
 #[derive(Default)]
@@ -21,9 +33,9 @@ pub struct Composition {
 impl Composition {
     /// The answer to a `composition/*` request, or `None` for another
     /// method.
-    pub fn answer(&mut self, method: &str, params: &Value) -> Option<Answer> {
+    pub fn answer(&mut self, method: &str, params: &Value) -> Option<Reply> {
         Some(match method {
-            "composition/context" => Answer::ok(
+            "composition/context" => ok(
                 json!({
                     "tools": [],
                     "store": Value::Object(self.store.clone()),
@@ -36,20 +48,22 @@ impl Composition {
             ),
             "composition/call" => {
                 let name = params["name"].as_str().unwrap_or_default();
-                Answer::refuse(
-                    ErrorCode::InvalidParams.code(),
-                    &format!("unknown tool for composition: {name}"),
-                    format!(
+                Reply {
+                    outcome: Err((
+                        ErrorCode::InvalidParams.code(),
+                        format!("unknown tool for composition: {name}"),
+                    )),
+                    note: format!(
                         "composed call of {name:?} refused: the demo session has no tool to compose but the extension's own, and runs none for it"
                     ),
-                )
+                }
             }
             "composition/store" => self.store(params),
             _ => return None,
         })
     }
 
-    fn store(&mut self, params: &Value) -> Answer {
+    fn store(&mut self, params: &Value) -> Reply {
         let set = params["set"].as_object().cloned().unwrap_or_default();
         let delete: Vec<&str> = params["delete"]
             .as_array()
@@ -60,7 +74,7 @@ impl Composition {
         }
         let (set_count, delete_count) = (set.len(), delete.len());
         self.store.extend(set);
-        Answer::ok(
+        ok(
             json!({}),
             format!(
                 "composition store: {set_count} set, {delete_count} deleted, {} kept",

@@ -44,7 +44,7 @@ pub struct Answer {
 }
 
 impl Answer {
-    pub(super) fn ok(result: Value, note: String) -> Answer {
+    fn ok(result: Value, note: String) -> Answer {
         Answer {
             outcome: Ok(result),
             note,
@@ -52,7 +52,7 @@ impl Answer {
         }
     }
 
-    pub(super) fn refuse(code: i64, message: &str, note: String) -> Answer {
+    fn refuse(code: i64, message: &str, note: String) -> Answer {
         Answer {
             outcome: Err((code, message.to_owned())),
             note,
@@ -99,8 +99,12 @@ impl LocalHost {
 
     /// The answer to child request `method` with `params`.
     pub fn answer(&mut self, method: &str, params: &Value) -> Answer {
-        if let Some(answer) = self.composition.answer(method, params) {
-            return answer;
+        if let Some(reply) = self.composition.answer(method, params) {
+            return Answer {
+                outcome: reply.outcome,
+                note: reply.note,
+                secret: false,
+            };
         }
         match method {
             "confirmation/request" => {
