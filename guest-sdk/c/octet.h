@@ -617,6 +617,7 @@ typedef enum octet_json_status {
     OCTET_JSON_NOT_OBJECT,  /* valid JSON, but not an object */
     OCTET_JSON_INVALID,     /* not valid JSON, or nested too deep */
     OCTET_JSON_NO_MEMORY,
+    OCTET_JSON_NOT_ARRAY,   /* valid JSON, but not an array */
 } octet_json_status;
 
 /* A short English description of a status, for error messages. */
@@ -643,6 +644,19 @@ bool octet_arg_bool(const char *json, const char *key, bool *out);
 /* Any member's JSON text, malloc'd (feed it back to these functions to
  * read nested objects). */
 octet_json_status octet_json_get_raw(const char *json, const char *key, char **out);
+/* Arrays: json is a whole JSON array (a member's text from
+ * octet_json_get_raw, say), elements counted from 0. Past the end is
+ * OCTET_JSON_MISSING, a null element OCTET_JSON_NULL, valid JSON that is
+ * not an array OCTET_JSON_NOT_ARRAY. Each call walks the array from its
+ * start: fine for arguments, quadratic for thousands of elements. */
+octet_json_status octet_json_array_length(const char *json, size_t *count);
+/* Element index's JSON text, malloc'd (an object: read it with the
+ * octet_json_get_* functions). */
+octet_json_status octet_json_array_get_raw(const char *json, size_t index, char **out);
+/* Element index as a string (malloc'd, unescaped) or an integer, with the
+ * rules of octet_json_get_string and octet_json_get_int. */
+octet_json_status octet_json_array_get_string(const char *json, size_t index, char **out);
+octet_json_status octet_json_array_get_int(const char *json, size_t index, int64_t *out);
 /* Checks that every member key of the top-level object is one of
  * allowed[0..count). On OCTET_JSON_WRONG_TYPE, *unknown (when not NULL) is
  * the first unexpected key, malloc'd. */

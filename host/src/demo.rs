@@ -20,6 +20,7 @@
 //! apply `[entrypoint].env`).
 
 pub mod args;
+mod composition;
 pub mod record;
 pub mod replay;
 mod services;
@@ -150,11 +151,9 @@ impl Manifest {
             .get_mut("protocol")
             .and_then(|protocol| protocol.get_mut("optional_features"))
         {
-            // The demo host does not serve composition (`composition/*`
-            // requests would be refused), so it does not offer it; and it
-            // offers `secrets` when the manifest lists some, on top of what
-            // octet offers this API version.
-            offered.retain(|feature| feature != "tool_composition_v1");
+            // The offer is octet's for this API version (composition
+            // included: demo/composition.rs serves it), plus `secrets` when
+            // the manifest lists some.
             if !self.secrets.is_empty() && !offered.iter().any(|f| f == "secrets") {
                 offered.push(json!("secrets"));
             }
@@ -469,13 +468,17 @@ mod tests {
         );
     }
 
+    /// octet offers composition to every 0.4 process; the demo's printed
+    /// offer must match it (issue 26, author friction 7).
     #[test]
-    fn composition_is_not_offered_since_the_demo_host_cannot_serve_it() {
+    fn the_0_4_offer_is_octets_composition_included() {
         let (dir, manifest) = manifest("0.4", "");
+        let offer = offered(&manifest.initialize_params(dir.path()));
+        let octets = octet_hostsim::v0_4_optional_features(&[], true);
+        assert_eq!(offer, octets);
         assert!(
-            !offered(&manifest.initialize_params(dir.path()))
-                .iter()
-                .any(|f| f == "tool_composition_v1")
+            offer.iter().any(|f| f == "tool_composition_v1"),
+            "{offer:?}"
         );
     }
 }

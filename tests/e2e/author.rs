@@ -17,6 +17,62 @@ fn octet_wasm(args: &[&str]) -> Output {
         .expect("octet-wasm starts")
 }
 
+/// Code that clearly reads files under `filesystem = "none"` is a warning
+/// naming the file, the line and the grant (the imports alone stay a note),
+/// and `--deny filesystem` still leaves it out.
+#[test]
+fn check_warns_when_the_source_uses_files_the_manifest_does_not_grant() {
+    let dir = TempDir::new().unwrap();
+    let wasm = copy_component("probe", dir.path());
+    let manifest = dir.path().join("extension.toml");
+    ok(&[
+        "manifest",
+        text(&wasm),
+        "--out",
+        text(&manifest),
+        "--deny",
+        "filesystem",
+    ]);
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/lib.rs"),
+        r#"// a comment naming std::fs is no use
+fn notes() -> String {
+    std::fs::read_to_string("notes.txt").unwrap_or_default()
+}
+"#,
+    )
+    .unwrap();
+    let report = ok(&["check", text(&manifest)]);
+    let line = report
+        .lines()
+        .find(|line| line.starts_with("warning: ") && line.contains("src/lib.rs: line 3: "))
+        .unwrap_or_else(|| panic!("no warning for src/lib.rs line 3 in\n{report}"));
+    assert!(
+        line.contains("`std::fs`") && line.contains("filesystem = \"none\""),
+        "{line}"
+    );
+    assert!(
+        report.contains("fix: filesystem = \"workspace\" under [capabilities] in extension.toml"),
+        "{report}"
+    );
+    // The warning replaces the note the imports alone make.
+    assert!(
+        !report
+            .lines()
+            .any(|line| line.starts_with("note: ") && line.contains("capabilities.filesystem")),
+        "{report}"
+    );
+    let denied = ok(&["check", text(&manifest), "--deny", "filesystem"]);
+    assert!(!denied.contains("src/lib.rs"), "{denied}");
+    // Granting the workspace answers it.
+    let mut granted = toml_file(&manifest);
+    granted["capabilities"]["filesystem"] = toml::Value::from("workspace");
+    std::fs::write(&manifest, toml::to_string(&granted).unwrap()).unwrap();
+    let report = ok(&["check", text(&manifest)]);
+    assert!(!report.contains("src/lib.rs"), "{report}");
+}
+
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
@@ -142,8 +198,16 @@ fn manifest_with_metadata_matches_the_shipped_hello_world_manifest() {
         "--api-version",
         "0.1",
     ]);
+    // The project's source beside it: what it calls (notify) is what the
+    // manifest grants.
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::copy(
+        repo_root().join("examples/hello-world/rust/src/lib.rs"),
+        dir.path().join("src/lib.rs"),
+    )
+    .unwrap();
     let manifest = dir.path().join("extension.toml");
-    ok(&["manifest", text(&wasm), "--out", text(&manifest)]);
+    ok(&["manifest", text(&wasm), "--out", text(&manifest), "--pin"]);
     let written = toml_file(&manifest);
     let shipped = toml_file(&repo_root().join("examples/hello-world/extension.toml"));
     for key in [
@@ -173,6 +237,95 @@ fn manifest_with_metadata_matches_the_shipped_hello_world_manifest() {
     );
     let report = ok(&["check", text(&manifest)]);
     assert!(report.contains("0 problem(s), 0 warning(s)"), "{report}");
+}
+
+/// Rewriting a manifest after a rebuild keeps what the author wrote and
+/// updates only what the component determines; a new one grants only what
+/// the source beside it uses, sends no notifications it never calls, and
+/// pins no digest unless asked (issue 26, author friction 2).
+#[test]
+fn manifest_updates_keep_the_authors_words_and_grant_only_what_is_used() {
+    let dir = TempDir::new().unwrap();
+    let wasm = dir.path().join("hello-world.wasm");
+    std::fs::copy(component("python/hello-world"), &wasm).unwrap();
+    std::fs::write(
+        dir.path().join("extension.py"),
+        "from octet_guest import Extension\next = Extension()\n",
+    )
+    .unwrap();
+    let manifest = dir.path().join("extension.toml");
+    ok(&["manifest", text(&wasm), "--out", text(&manifest)]);
+    let fresh = toml_file(&manifest);
+    // The interpreter imports files and sockets; the source uses neither.
+    assert_eq!(fresh["capabilities"]["filesystem"].as_str(), Some("none"));
+    assert_eq!(fresh["capabilities"]["network"].as_bool(), Some(false));
+    assert_eq!(fresh["contributes"]["notifications"].as_bool(), Some(false));
+    let args = fresh["entrypoint"]["args"].as_array().unwrap();
+    assert!(
+        !args.iter().any(|a| a.as_str() == Some("--sha256")),
+        "{args:?}"
+    );
+
+    // The author's edits, then a rewrite after a rebuild.
+    let mut edited = fresh.clone();
+    edited.insert(
+        "description".into(),
+        toml::Value::from("Greets, in my own words"),
+    );
+    edited["capabilities"]["filesystem"] = toml::Value::from("workspace");
+    edited["capabilities"]
+        .as_table_mut()
+        .unwrap()
+        .insert("environment".into(), toml::Value::from(vec!["LANG"]));
+    edited["contributes"]["notifications"] = toml::Value::from(true);
+    edited["contributes"]["tools"] = toml::Value::from(vec!["stale_tool"]);
+    edited["entrypoint"]["args"] = toml::Value::from(vec![
+        "run".to_owned(),
+        "hello-world.wasm".into(),
+        "--memory-mib".into(),
+        "64".into(),
+        "--sha256".into(),
+        "0".repeat(64),
+    ]);
+    std::fs::write(&manifest, toml::to_string(&edited).unwrap()).unwrap();
+    ok(&["manifest", text(&wasm), "--out", text(&manifest)]);
+    let updated = toml_file(&manifest);
+    assert_eq!(
+        updated["description"].as_str(),
+        Some("Greets, in my own words")
+    );
+    assert_eq!(updated["capabilities"], edited["capabilities"]);
+    assert_eq!(
+        updated["contributes"]["notifications"].as_bool(),
+        Some(true)
+    );
+    assert_eq!(
+        updated["contributes"]["tools"],
+        fresh["contributes"]["tools"]
+    );
+    // The author pinned: the pin follows the rebuild, the options stay.
+    let digest = octet_wasm::runtime::cache::sha256_hex(&std::fs::read(&wasm).unwrap());
+    assert_eq!(
+        updated["entrypoint"]["args"],
+        toml::Value::from(vec![
+            "run".to_owned(),
+            "hello-world.wasm".into(),
+            "--memory-mib".into(),
+            "64".into(),
+            "--sha256".into(),
+            digest,
+        ])
+    );
+    // A manifest that is not TOML is refused, not overwritten.
+    std::fs::write(&manifest, "name = ").unwrap();
+    let output = octet_wasm(&["manifest", text(&wasm), "--out", text(&manifest)]);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("cannot update"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), "name = ");
 }
 
 #[test]

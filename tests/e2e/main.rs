@@ -25,6 +25,7 @@ mod cancellation;
 mod concurrency;
 mod deadlines;
 mod demo;
+mod denied_filesystem;
 mod fuzz_corpus;
 mod handler_failures;
 mod hello_delay;

@@ -164,6 +164,19 @@ fn without_the_feature_nothing_is_written_and_the_guest_is_refused() {
             "{tool}: {}",
             reply.frame.raw
         );
+        // The author learns the call that declares it, in each SDK's spelling.
+        for declaration in [
+            "Rust `ext.uses_progress()`",
+            "JavaScript `ext.usesProgress()`",
+            "C `octet_uses_progress(ext)`",
+            "`Extension(supported_features=...)`",
+        ] {
+            assert!(
+                error.message.contains(declaration),
+                "{tool}: no {declaration}: {}",
+                reply.frame.raw
+            );
+        }
     }
     // No progress requested: the call still works.
     let reply = shim.tool("progress", json!({"count": 0}));

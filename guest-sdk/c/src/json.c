@@ -337,12 +337,21 @@ static octet_json_status find_member(const char *json, const char *key, const ch
     return OCTET_JSON_OK;
 }
 
+static octet_json_status decode_string(const char *v, const char *end, char **out);
+static octet_json_status decode_int(const char *v, const char *end, int64_t *out);
+
 octet_json_status octet_json_get_string(const char *json, const char *key, char **out)
 {
     const char *v, *end;
     octet_json_status st = find_member(json, key, &v, &end);
     if (st != OCTET_JSON_OK)
         return st;
+    return decode_string(v, end, out);
+}
+
+/* The string value at v (a valid JSON value ending at end), unescaped. */
+static octet_json_status decode_string(const char *v, const char *end, char **out)
+{
     if (*v != '"')
         return OCTET_JSON_WRONG_TYPE;
     /* Unescaping never lengthens the text. */
@@ -372,6 +381,12 @@ octet_json_status octet_json_get_int(const char *json, const char *key, int64_t 
     octet_json_status st = find_member(json, key, &v, &end);
     if (st != OCTET_JSON_OK)
         return st;
+    return decode_int(v, end, out);
+}
+
+/* The integer value at v (a valid JSON value ending at end). */
+static octet_json_status decode_int(const char *v, const char *end, int64_t *out)
+{
     if (*v != '-' && !is_digit(*v))
         return OCTET_JSON_WRONG_TYPE;
     bool negative = *v == '-';
@@ -430,6 +445,85 @@ octet_json_status octet_json_get_raw(const char *json, const char *key, char **o
     return OCTET_JSON_OK;
 }
 
+/* Validates json as an array, then finds element index: *value and
+ * *value_end bound it; *count (when not NULL) is the element count when
+ * the index is past the end. */
+static octet_json_status find_element(const char *json, size_t index, const char **value,
+                                      const char **value_end, size_t *count)
+{
+    if (!octet_json_valid(json))
+        return OCTET_JSON_INVALID;
+    const char *s = skip_ws(json);
+    if (*s != '[')
+        return OCTET_JSON_NOT_ARRAY;
+    s = skip_ws(s + 1);
+    size_t i = 0;
+    while (*s != ']') {
+        const char *start = s;
+        scan_value(&s, 1);
+        if (i == index) {
+            *value = start;
+            *value_end = s;
+            return OCTET_JSON_OK;
+        }
+        i++;
+        s = skip_ws(s);
+        if (*s == ',')
+            s = skip_ws(s + 1);
+    }
+    if (count != NULL)
+        *count = i;
+    return OCTET_JSON_MISSING;
+}
+
+octet_json_status octet_json_array_length(const char *json, size_t *count)
+{
+    const char *v, *end;
+    size_t n = 0;
+    octet_json_status st = find_element(json, SIZE_MAX, &v, &end, &n);
+    if (st != OCTET_JSON_MISSING)
+        return st;
+    *count = n;
+    return OCTET_JSON_OK;
+}
+
+octet_json_status octet_json_array_get_raw(const char *json, size_t index, char **out)
+{
+    const char *v, *end;
+    octet_json_status st = find_element(json, index, &v, &end, NULL);
+    if (st != OCTET_JSON_OK)
+        return st;
+    char *text = malloc((size_t)(end - v) + 1);
+    if (text == NULL)
+        return OCTET_JSON_NO_MEMORY;
+    memcpy(text, v, (size_t)(end - v));
+    text[end - v] = '\0';
+    *out = text;
+    return OCTET_JSON_OK;
+}
+
+octet_json_status octet_json_array_get_string(const char *json, size_t index, char **out)
+{
+    const char *v, *end;
+    octet_json_status st = find_element(json, index, &v, &end, NULL);
+    if (st != OCTET_JSON_OK)
+        return st;
+    if (strncmp(v, "null", 4) == 0)
+        return OCTET_JSON_NULL;
+    return decode_string(v, end, out);
+}
+
+octet_json_status octet_json_array_get_int(const char *json, size_t index, int64_t *out)
+{
+    const char *v, *end;
+    octet_json_status st = find_element(json, index, &v, &end, NULL);
+    if (st != OCTET_JSON_OK)
+        return st;
+    if (strncmp(v, "null", 4) == 0)
+        return OCTET_JSON_NULL;
+    return decode_int(v, end, out);
+}
+
 struct keys_state {
     const char *const *allowed;
     size_t count;
@@ -485,6 +579,7 @@ const char *octet_json_status_text(octet_json_status status)
     case OCTET_JSON_NOT_OBJECT: return "not a JSON object";
     case OCTET_JSON_INVALID: return "not valid JSON";
     case OCTET_JSON_NO_MEMORY: return "out of memory";
+    case OCTET_JSON_NOT_ARRAY: return "not a JSON array";
     }
     return "unknown status";
 }

@@ -336,9 +336,41 @@ static void hook_results(void)
 #endif
 }
 
+/* Arrays, for arguments such as {"values":[3,9,4]} or {"paths":["a","b"]}. */
+static void arrays(void)
+{
+    const char *args = "{\"values\": [3, -9, 40], \"paths\": [\"a\\u00e9\", null, {\"k\": 1}]}";
+    char *values = NULL, *paths = NULL, *s = NULL, *raw = NULL;
+    size_t n = 0;
+    int64_t v = 0;
+    CHECK(octet_json_get_raw(args, "values", &values) == OCTET_JSON_OK);
+    CHECK(octet_json_array_length(values, &n) == OCTET_JSON_OK && n == 3);
+    CHECK(octet_json_array_get_int(values, 1, &v) == OCTET_JSON_OK && v == -9);
+    CHECK(octet_json_array_get_int(values, 2, &v) == OCTET_JSON_OK && v == 40);
+    CHECK(octet_json_array_get_int(values, 3, &v) == OCTET_JSON_MISSING);
+    CHECK(octet_json_array_get_string(values, 0, &s) == OCTET_JSON_WRONG_TYPE);
+    CHECK(octet_json_get_raw(args, "paths", &paths) == OCTET_JSON_OK);
+    CHECK(octet_json_array_get_string(paths, 0, &s) == OCTET_JSON_OK &&
+          strcmp(s, "a\xc3\xa9") == 0);
+    free(s);
+    CHECK(octet_json_array_get_string(paths, 1, &s) == OCTET_JSON_NULL);
+    CHECK(octet_json_array_get_raw(paths, 2, &raw) == OCTET_JSON_OK);
+    CHECK(raw && octet_json_get_int(raw, "k", &v) == OCTET_JSON_OK && v == 1);
+    free(raw);
+    CHECK(octet_json_array_length("[]", &n) == OCTET_JSON_OK && n == 0);
+    CHECK(octet_json_array_length(" [ [1, 2], [] ] ", &n) == OCTET_JSON_OK && n == 2);
+    CHECK(octet_json_array_length("{\"a\": 1}", &n) == OCTET_JSON_NOT_ARRAY);
+    CHECK(octet_json_array_length("[1,", &n) == OCTET_JSON_INVALID);
+    CHECK(octet_json_array_get_int("[1 2]", 0, &v) == OCTET_JSON_INVALID);
+    CHECK(strcmp(octet_json_status_text(OCTET_JSON_NOT_ARRAY), "not a JSON array") == 0);
+    free(values);
+    free(paths);
+}
+
 int main(void)
 {
     strings();
+    arrays();
     numbers_and_bools();
     structure();
     errors();

@@ -132,11 +132,16 @@ class HostCalls(unittest.TestCase):
         self.assertIn("unknown progress request_id", error.message)
         error, _ = run_in_tool(lambda ext: ext.progress(message="m"),
                                features=["request_cancellation"])
-        self.assertEqual((error.code, error.message),
-                         (-32601, "API 0.2 feature is not negotiated: request_progress"))
+        self.assertEqual(error.code, -32601)
+        self.assertEqual(error.message,
+                         "API 0.2 feature is not negotiated: request_progress (declare it: keep "
+                         "'request_progress' in Extension(supported_features=...), whose default "
+                         "names it; the host must offer it)")
         error, _ = run_in_tool(lambda ext: ext.progress_decoration("x"),
                                features=["request_progress"])
-        self.assertEqual(error.message, "API 0.2 feature is not negotiated: progress_decoration")
+        self.assertTrue(error.message.startswith(
+            "API 0.2 feature is not negotiated: progress_decoration (declare it: keep "
+            "'progress_decoration' in Extension(supported_features=...)"), error.message)
 
     def test_cancellation_token(self) -> None:
         from octet_extension import CancelledError, current_cancellation, current_request_id

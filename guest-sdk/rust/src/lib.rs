@@ -102,8 +102,8 @@ pub use values::{
 pub mod prelude {
     pub use crate::{
         Call, Command, CommandResult, ContextItem, Error, Extension, HookResult, LifecycleEvent,
-        LifecycleKind, Notification, NotifyLevel, Placement, Render, Result, Segment, StatusItem,
-        Tool, ToolResult, Value, json,
+        LifecycleKind, Notification, NotifyLevel, Placement, ProgressStatus, Render, Result,
+        Segment, StatusItem, Tool, ToolResult, Value, json,
     };
 }
 
@@ -137,4 +137,23 @@ macro_rules! extension {
     $crate::bindings::export!(OctetGuestExtension with_types_in $crate::bindings);
         };
     };
+}
+
+#[cfg(test)]
+mod prelude_tests {
+    //! The prelude alone is enough for what the README's examples name.
+
+    use crate::ProgressEvent;
+    use crate::prelude::*;
+
+    #[test]
+    fn progress_status_comes_from_the_prelude_and_converts_to_an_event() {
+        let status = ProgressStatus::new("Indexing").step(3, 10).unit("files");
+        let ProgressEvent::Status(sent) = ProgressEvent::from(status) else {
+            panic!("a status converts to a status event");
+        };
+        assert_eq!(sent.message, "Indexing");
+        assert_eq!((sent.current, sent.total), (Some(3), Some(10)));
+        assert_eq!(sent.unit.as_deref(), Some("files"));
+    }
 }

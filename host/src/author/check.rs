@@ -152,6 +152,21 @@ pub fn run(args: CheckArgs) -> Result<bool, String> {
             trust,
         ));
     }
+    // Code beside the manifest that clearly uses files under filesystem =
+    // "none" is a warning, in place of the note the imports alone make.
+    let dir = args.manifest.parent().unwrap_or(Path::new("."));
+    let uses = super::check_sources::without_grant(&text, dir);
+    if !uses.is_empty() && !args.deny.iter().any(|d| d == "filesystem") {
+        findings
+            .retain(|f| !(f.severity == Severity::Note && f.field == "capabilities.filesystem"));
+        findings.extend(uses.into_iter().map(|found| Finding {
+            severity: Severity::Warning,
+            message: found.message(),
+            field: format!("line {}", found.line),
+            file: found.file,
+            fix: super::check_sources::FIX.into(),
+        }));
+    }
     for finding in &findings {
         say(&finding.to_string());
     }

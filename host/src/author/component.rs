@@ -112,6 +112,7 @@ pub fn analyze(path: &Path) -> anyhow::Result<Analysis> {
     });
     let sandbox = Sandbox {
         filesystem: FsAccess::None,
+        filesystem_asked: FsAccess::None,
         workspace: std::env::temp_dir(),
         network: false,
         env: Vec::new(),

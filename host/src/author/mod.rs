@@ -13,6 +13,7 @@ mod build_steps;
 pub mod check;
 mod check_component;
 mod check_sections;
+mod check_sources;
 pub mod component;
 pub mod inspect;
 pub mod manifest;

@@ -79,6 +79,7 @@ pub struct LocalHost {
     pub revision: u64,
     /// The extension's active tool names.
     pub tools: Vec<String>,
+    composition: super::composition::Composition,
 }
 
 impl LocalHost {
@@ -92,11 +93,19 @@ impl LocalHost {
             retained: 0,
             revision: 0,
             tools: Vec::new(),
+            composition: Default::default(),
         }
     }
 
     /// The answer to child request `method` with `params`.
     pub fn answer(&mut self, method: &str, params: &Value) -> Answer {
+        if let Some(reply) = self.composition.answer(method, params) {
+            return Answer {
+                outcome: reply.outcome,
+                note: reply.note,
+                secret: false,
+            };
+        }
         match method {
             "confirmation/request" => {
                 let confirmed = self.answers.confirm;

@@ -201,7 +201,7 @@ impl Bridge for Session {
         let setup = gate::ready(self, "progress")?;
         if !setup.has(crate::protocol::feature::Feature::RequestProgress) {
             return Err(not_found(
-                "progress needs API 0.2 or 0.4 with the negotiated `request_progress` feature (declare it in the guest's features)",
+                "progress needs API 0.2 or 0.4 with the negotiated `request_progress` feature (the host must offer it; declare it in the extension's setup: Rust `ext.uses_progress()`, JavaScript `ext.usesProgress()`, C `octet_uses_progress(ext)`, Python: keep \"request_progress\" in `Extension(supported_features=...)`)",
             ));
         }
         let Some(request) = scope else {
@@ -244,7 +244,7 @@ impl Bridge for Session {
             ProgressEvent::Decoration(decoration) => {
                 if !setup.has(crate::protocol::feature::Feature::ProgressDecoration) {
                     return Err(not_found(
-                        "decorations need the negotiated `progress_decoration` feature (declare it in the guest's features)",
+                        "decorations need the negotiated `progress_decoration` feature (the host must offer it; declare it in the extension's setup: Rust `ext.uses_progress_decoration()`, JavaScript `ext.usesProgressDecoration()`, C `octet_uses_progress_decoration(ext)`, Python: keep \"progress_decoration\" in `Extension(supported_features=...)`)",
                     ));
                 }
                 check_decoration_text("label", &decoration.label, 256)?;

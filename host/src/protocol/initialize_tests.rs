@@ -262,3 +262,20 @@ fn registration_mismatch_names_both_sides() {
     );
     assert!(check_registration(&offer, &description(&["a", "b", "b"], &[], vec![])).is_err());
 }
+
+/// docs/protocol.md §3.3/§4.3 and docs/services.md §9 once said API 0.4 was
+/// not implemented; the refusal the docs quote must be the one answered.
+#[test]
+fn the_docs_quote_the_version_refusal_and_no_longer_deny_api_0_4() {
+    let protocol_md = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/protocol.md"));
+    let services_md = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/services.md"));
+    let err = check_params(&json!({"api_version": "0.3"}), None).unwrap_err();
+    let (_, implemented) = err.message.split_once("\"0.3\"").unwrap();
+    assert!(
+        protocol_md.contains(&format!("host requested \"...\"{implemented}")),
+        "docs/protocol.md#initialize-checks does not quote {:?}",
+        err.message
+    );
+    assert!(protocol_md.contains("(`0.1`, `0.2` or `0.4`)"));
+    assert!(!services_md.contains("API 0.4 is not implemented"));
+}

@@ -26,6 +26,7 @@ use super::session::Session;
 use super::work::{Guest, Work};
 use crate::cancel::CancelToken;
 use crate::log::Level;
+use crate::runtime::sandbox::{ToolFailure, explain_tool_failure};
 use crate::runtime::types::*;
 use crate::runtime::{Fault, Instance, Runtime, Sandbox};
 use crate::wire::message::RpcError;
@@ -409,7 +410,9 @@ async fn execute(
             let name = call.name.clone();
             let outcome = guest.call_tool(scope, cancel, call, cx).await;
             match outcome {
-                Ok(Ok(result)) => {
+                Ok(Ok(mut result)) => {
+                    let failure = &mut ToolFailure::Result(&mut result);
+                    explain_tool_failure(&context.sandbox, &name, failure);
                     let entry = match &pinned {
                         Some(snapshot) => snapshot.entry(&name),
                         None => context.guest.catalog.tools.get(&name),
@@ -426,7 +429,9 @@ async fn execute(
                 }
                 // A failed tool is a result the model reads, not an RPC
                 // error (docs/protocol.md#tool-results).
-                Ok(Err(GuestError::Failed(text))) => {
+                Ok(Err(GuestError::Failed(mut text))) => {
+                    let failure = &mut ToolFailure::Text(&mut text);
+                    explain_tool_failure(&context.sandbox, &name, failure);
                     Served::Answered(Ok(results::tool_failure(context.api, &text)))
                 }
                 Ok(Err(error)) => Served::Answered(Err(guest_error(error, &request.cancel))),

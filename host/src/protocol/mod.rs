@@ -109,6 +109,7 @@ pub fn sandbox_from(offer: &HostOffer, limits: &Limits) -> anyhow::Result<Sandbo
         .collect();
     Ok(Sandbox {
         filesystem,
+        filesystem_asked: asked,
         workspace,
         network,
         env,

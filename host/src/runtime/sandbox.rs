@@ -18,6 +18,8 @@
 //! filesystem. stdin is empty; stdout and stderr become log records.
 
 use super::output::GuestOutput;
+use super::types::{ContentPart, ToolResult};
+use crate::log::Level;
 use std::path::{Path, PathBuf};
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder};
 
@@ -45,6 +47,9 @@ impl FsAccess {
 #[derive(Debug, Clone)]
 pub struct Sandbox {
     pub filesystem: FsAccess,
+    /// What the manifest asked for, when the user's ceiling lowered it to
+    /// `filesystem`: the key a denied access must name is then the user's.
+    pub filesystem_asked: FsAccess,
     /// The active workspace on the host.
     pub workspace: PathBuf,
     pub network: bool,
@@ -137,6 +142,64 @@ impl Sandbox {
     }
 }
 
+/// wasi-libc's texts for ENOENT and ENOTCAPABLE (Rust, Python and C guests
+/// print them): with no directory granted, every path a guest names fails
+/// with one of these, and the guest cannot tell why.
+const DENIED_TEXTS: [&str; 2] = ["No such file or directory", "Capabilities insufficient"];
+
+impl Sandbox {
+    /// For a guest failure that reads like a path refused for want of any
+    /// directory, the sentence naming the key that grants one: the
+    /// manifest's, or the user's ceiling when that withheld the grant.
+    /// `None` when the guest has a directory (its error is then its own).
+    pub fn denied_filesystem(&self, failure: &str) -> Option<&'static str> {
+        if self.filesystem != FsAccess::None
+            || !DENIED_TEXTS.iter().any(|text| failure.contains(text))
+        {
+            return None;
+        }
+        Some(if self.filesystem_asked == FsAccess::None {
+            "octet-wasm: this extension has no filesystem: its manifest grants none; \
+             `filesystem = \"workspace\"` under `[capabilities]` in extension.toml grants the workspace"
+        } else {
+            "octet-wasm: this extension has no filesystem: its manifest asks for one, and the \
+             user's octet-wasm policy (`filesystem` under `[capabilities]`) allows none"
+        })
+    }
+}
+
+/// A failed tool call the sandbox explains (no directory granted) carries
+/// the key that grants one after the guest's own text, for the model and
+/// the author alike, and the log names it; other failures stay as they are.
+pub fn explain_tool_failure(sandbox: &Sandbox, tool: &str, failure: &mut ToolFailure<'_>) {
+    let text = match failure {
+        ToolFailure::Text(text) => Some(&mut **text),
+        ToolFailure::Result(result) if result.is_error => {
+            result.content.iter_mut().find_map(|part| match part {
+                ContentPart::Text(text) if sandbox.denied_filesystem(text).is_some() => Some(text),
+                _ => None,
+            })
+        }
+        ToolFailure::Result(_) => None,
+    };
+    let Some(text) = text else { return };
+    let Some(hint) = sandbox.denied_filesystem(text) else {
+        return;
+    };
+    crate::guest_log!(Level::Warning, "a tool failed on a path with no filesystem granted",
+        "tool" => tool, "error" => text.clone(), "grant" => hint);
+    text.push_str(" (");
+    text.push_str(hint);
+    text.push(')');
+}
+
+/// What a failed tool call returned: its failure text, or a result that
+/// may be an error (the Python SDK answers an exception that way).
+pub enum ToolFailure<'a> {
+    Text(&'a mut String),
+    Result(&'a mut ToolResult),
+}
+
 fn guest_path(path: &Path) -> anyhow::Result<&str> {
     path.to_str().ok_or_else(|| {
         anyhow::anyhow!(
@@ -160,6 +223,7 @@ mod tests {
     fn sandbox(filesystem: FsAccess) -> Sandbox {
         Sandbox {
             filesystem,
+            filesystem_asked: filesystem,
             workspace: PathBuf::from("/home/ada/project"),
             network: false,
             env: Vec::new(),
@@ -190,5 +254,66 @@ mod tests {
                 .iter()
                 .any(|(host, _)| host.starts_with("/proc"))
         );
+    }
+
+    #[test]
+    fn a_failure_without_any_directory_names_the_key_that_grants_one() {
+        let none = sandbox(FsAccess::None);
+        for failure in [
+            "read x: No such file or directory (os error 44)",
+            "[Errno 76] Capabilities insufficient: 'notes.txt'",
+        ] {
+            let hint = none.denied_filesystem(failure).unwrap();
+            assert!(
+                hint.contains(
+                    "`filesystem = \"workspace\"` under `[capabilities]` in extension.toml"
+                )
+            );
+        }
+        assert_eq!(none.denied_filesystem("connection refused"), None);
+        // A granted workspace: a missing file is the guest's own business.
+        let workspace = sandbox(FsAccess::Workspace);
+        assert_eq!(
+            workspace.denied_filesystem("No such file or directory (os error 44)"),
+            None
+        );
+        // The user's ceiling withheld the manifest's grant: the user's key.
+        let clamped = Sandbox {
+            filesystem_asked: FsAccess::Workspace,
+            ..none
+        };
+        let hint = clamped
+            .denied_filesystem("No such file or directory (os error 44)")
+            .unwrap();
+        assert!(hint.contains("policy"), "{hint}");
+    }
+
+    /// The Python SDK answers an exception as an `is_error` result, not as
+    /// a failure: its text part gets the grant, a success is left alone.
+    #[test]
+    fn an_error_result_gets_the_grant_in_its_text_part() {
+        let none = sandbox(FsAccess::None);
+        let denied = "FileNotFoundError: [Errno 44] No such file or directory: 'notes.txt'";
+        let mut result = ToolResult {
+            content: vec![ContentPart::Text(denied.to_owned())],
+            structured_content: None,
+            is_error: true,
+            metadata: None,
+        };
+        explain_tool_failure(&none, "t", &mut ToolFailure::Result(&mut result));
+        let ContentPart::Text(text) = &result.content[0] else {
+            panic!("a text part");
+        };
+        assert!(
+            text.starts_with(denied) && text.contains("extension.toml"),
+            "{text}"
+        );
+        let mut success = ToolResult {
+            is_error: false,
+            content: vec![ContentPart::Text(denied.to_owned())],
+            ..result
+        };
+        explain_tool_failure(&none, "t", &mut ToolFailure::Result(&mut success));
+        assert_eq!(success.content, vec![ContentPart::Text(denied.to_owned())]);
     }
 }

@@ -44,6 +44,13 @@ _SHIM_FEATURES = (frozenset(API_V02_FEATURES + EXTRA_FEATURES + API_V04_FEATURES
                   - {"delegation_telemetry_v1"})
 # The shim's own cap on concurrency (initialize.rs MAX_CONCURRENCY).
 _SHIM_MAX_CONCURRENCY = 64
+# The SDK's own refusal text stays octet's; for the features a new author
+# meets first, it goes on to name where this SDK declares them.
+_DECLARE_HINTS = {
+    feature: f" (declare it: keep {feature!r} in Extension(supported_features=...), "
+             "whose default names it; the host must offer it)"
+    for feature in ("request_progress", "progress_decoration")
+}
 # The SDK's defaults for what the shim does for it.
 _PENDING, _SHUTDOWN, _GRACE = 64, 2.0, 0.25
 
@@ -428,7 +435,8 @@ class Extension(HostCalls, Services, Agents):
     def _require_feature(self, feature: str) -> None:
         self._require_initialized()
         if not self._feature_wire() or feature not in self._features:
-            raise RpcError(-32601, f"API 0.2 feature is not negotiated: {feature}")
+            raise RpcError(-32601, f"API 0.2 feature is not negotiated: {feature}"
+                           + _DECLARE_HINTS.get(feature, ""))
 
     def _feature_wire(self) -> bool:
         """Whether the host speaks the feature-negotiated wire (API 0.2, and
