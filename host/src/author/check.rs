@@ -21,7 +21,6 @@ use crate::policy::report::{self, Requests};
 use crate::policy::{Origin, Policy, Problem as PolicyProblem};
 use crate::protocol::api_version::ApiVersion;
 use std::collections::BTreeSet;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use toml::Table;
 
@@ -39,40 +38,7 @@ pub struct CheckArgs {
     deny: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Severity {
-    Problem,
-    Warning,
-    Note,
-}
-
-/// One finding, naming the file, the field and the fix.
-#[derive(Debug, Clone)]
-pub struct Finding {
-    pub severity: Severity,
-    pub file: PathBuf,
-    pub field: String,
-    pub message: String,
-    pub fix: String,
-}
-
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let label = match self.severity {
-            Severity::Problem => "problem",
-            Severity::Warning => "warning",
-            Severity::Note => "note",
-        };
-        write!(
-            f,
-            "{label}: {}: {}: {}\n  fix: {}",
-            self.file.display(),
-            self.field,
-            self.message,
-            self.fix
-        )
-    }
-}
+pub use super::finding::{Finding, Severity};
 
 /// `check MANIFEST` with nothing else (what `build` runs last).
 pub fn run_on(manifest: PathBuf) -> Result<bool, String> {
@@ -149,7 +115,7 @@ pub fn run(args: CheckArgs) -> Result<bool, String> {
         ceilings.extend(super::sign::report_lines(
             &analysis.signature,
             &analysis.sha256,
-            trust,
+            &policy.trust,
         ));
     }
     // Code beside the manifest that clearly uses files under filesystem =

@@ -15,6 +15,7 @@ mod check_component;
 mod check_sections;
 mod check_sources;
 pub mod component;
+mod finding;
 pub mod inspect;
 pub mod manifest;
 pub mod metadata;
