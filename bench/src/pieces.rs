@@ -15,7 +15,7 @@
 //!   `OCTET_WASM_BENCH_HASH` (a warm start's hashing passes).
 
 use octet_wasm::cancel::CancelToken;
-use octet_wasm::protocol::api_version::ApiVersion;
+use octet_wasm::protocol::handshake::api_version::ApiVersion;
 use octet_wasm::protocol::results::{ToolShape, tool_result};
 use octet_wasm::protocol::tool_call_text;
 use octet_wasm::runtime::offline::Offline;

@@ -19,7 +19,7 @@ use super::metadata::is_semver;
 use super::say;
 use crate::policy::report::{self, Requests};
 use crate::policy::{Origin, Policy, Problem as PolicyProblem};
-use crate::protocol::api_version::ApiVersion;
+use crate::protocol::handshake::api_version::ApiVersion;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -5,9 +5,9 @@
 use super::api_rules::uses_v0_2;
 use super::check::{Checker, Declared};
 use super::component::{Analysis, Reach};
-use crate::protocol::api_version::ApiVersion;
 use crate::protocol::catalog;
-use crate::protocol::initialize;
+use crate::protocol::handshake::api_version::ApiVersion;
+use crate::protocol::handshake::initialize;
 use serde_json::json;
 
 impl Checker {

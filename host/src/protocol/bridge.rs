@@ -5,7 +5,7 @@
 //! notifications past their budget are dropped rather than refused
 //! (`Session::notify_guest`).
 
-use super::api_version::ApiVersion;
+use super::handshake::api_version::ApiVersion;
 use super::imports::{self, gate, gate::refused};
 use super::request_state::RequestState;
 use super::results;
@@ -199,7 +199,7 @@ impl Bridge for Session {
         event: ProgressEvent,
     ) -> Result<(), GuestError> {
         let setup = gate::ready(self, "progress")?;
-        if !setup.has(crate::protocol::feature::Feature::RequestProgress) {
+        if !setup.has(crate::protocol::handshake::feature::Feature::RequestProgress) {
             return Err(not_found(
                 "progress needs API 0.2 or 0.4 with the negotiated `request_progress` feature (declare it in the guest's features)",
             ));
@@ -242,7 +242,7 @@ impl Bridge for Session {
                 }
             }
             ProgressEvent::Decoration(decoration) => {
-                if !setup.has(crate::protocol::feature::Feature::ProgressDecoration) {
+                if !setup.has(crate::protocol::handshake::feature::Feature::ProgressDecoration) {
                     return Err(not_found(
                         "decorations need the negotiated `progress_decoration` feature (declare it in the guest's features)",
                     ));

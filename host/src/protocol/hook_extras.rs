@@ -5,7 +5,7 @@
 //! error for the request instead of a frame the host refuses.
 
 use super::bounds::{JsonBounds, check_json};
-use super::hook::Hook;
+use super::handshake::hook::Hook;
 use super::result_error::{ResultError, fail};
 use crate::runtime::types::{CacheWarmingAction, HookResult};
 use base64::Engine as _;

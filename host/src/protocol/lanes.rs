@@ -17,9 +17,9 @@
 //! the instance is discarded and the lane makes a fresh one for the next
 //! job. A trap discards the instance the same way.
 
-use super::api_version::ApiVersion;
 use super::deadlines::{Deadlines, Kind};
 use super::guest_errors::{guest_error, invalid_result};
+use super::handshake::api_version::ApiVersion;
 use super::request_state::RequestState;
 use super::results::{self, ToolShape};
 use super::session::Session;
@@ -397,7 +397,7 @@ async fn execute(
             let pinned = context
                 .session
                 .setup()
-                .is_some_and(|s| s.has(crate::protocol::feature::Feature::DynamicTools))
+                .is_some_and(|s| s.has(crate::protocol::handshake::feature::Feature::DynamicTools))
                 .then(|| {
                     context
                         .guest

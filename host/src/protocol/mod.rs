@@ -3,21 +3,16 @@
 //! through the lanes, enforces deadlines and cancellation, and serves the
 //! guest's imports (notifications, confirmations, progress, ...).
 
-pub mod api_version;
 pub(crate) mod bounds;
 pub(crate) mod bridge;
 pub(crate) mod catalog;
 pub(crate) mod deadlines;
-pub(crate) mod feature;
-pub(crate) mod features;
 pub(crate) mod guest_errors;
 pub mod guest_json;
-pub(crate) mod hook;
+pub mod handshake;
 pub(crate) mod hook_extras;
 pub(crate) mod imports;
-pub mod initialize;
 pub mod lanes;
-pub(crate) mod manifest;
 pub mod notices;
 pub(crate) mod presentation;
 pub(crate) mod prompt;
@@ -29,13 +24,12 @@ pub mod reverse;
 pub mod server;
 pub(crate) mod session;
 pub(crate) mod shutdown;
-pub(crate) mod startup;
 pub mod tool_call_text;
 pub mod work;
 
 use crate::log::Level;
 use crate::runtime::{FsAccess, Limits, Sandbox};
-use initialize::HostOffer;
+use handshake::initialize::HostOffer;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -149,7 +143,7 @@ mod tests {
 
     fn offer(capabilities: Value) -> HostOffer {
         HostOffer {
-            api: api_version::ApiVersion::V0_2,
+            api: handshake::api_version::ApiVersion::V0_2,
             contributes: Default::default(),
             capabilities,
             workspace: Some("/tmp".into()),

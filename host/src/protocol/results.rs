@@ -4,10 +4,10 @@
 //! -32603 (the SDK's "invalid handler result"), never as a frame the host
 //! would reject.
 
-use super::api_version::ApiVersion;
 use super::bounds::{JsonBounds, check_json};
 use super::guest_json;
-use super::hook::Hook;
+use super::handshake::api_version::ApiVersion;
+use super::handshake::hook::Hook;
 use super::result_error::{ResultError, fail};
 use crate::runtime::types::*;
 use serde_json::{Map, Value, json};

@@ -4,10 +4,11 @@
 //! The loop never runs guest code (lanes do) and never waits on the guest,
 //! except while answering `initialize`, when the host sends nothing else.
 
+use super::handshake::startup;
 use super::lanes::Job;
 use super::session::{Refusal, Session};
+use super::shutdown;
 use super::work::{self, Plan};
-use super::{shutdown, startup};
 use crate::log::Level;
 use crate::runtime::Runtime;
 use crate::runtime::component_file::ComponentFile;
@@ -18,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
-pub use super::startup::Options;
+pub use super::handshake::startup::Options;
 
 /// The SDK's drain on end of input (docs/protocol.md#end-of-input).
 const EOF_DRAIN: Duration = Duration::from_millis(2_000);

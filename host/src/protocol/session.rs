@@ -2,10 +2,10 @@
 //! the negotiated setup, the table of active host requests with their one
 //! terminal claim each, and the writer.
 
-use super::api_version::ApiVersion;
 use super::deadlines::Kind;
-use super::initialize::Negotiated;
-use super::manifest::Contributes;
+use super::handshake::api_version::ApiVersion;
+use super::handshake::initialize::Negotiated;
+use super::handshake::manifest::Contributes;
 use super::request_state::RequestState;
 use super::reverse::Children;
 use crate::log::Level;
@@ -45,7 +45,7 @@ pub struct Setup {
 }
 
 impl Setup {
-    pub fn has(&self, feature: crate::protocol::feature::Feature) -> bool {
+    pub fn has(&self, feature: crate::protocol::handshake::feature::Feature) -> bool {
         self.api.negotiates() && self.negotiated.has(feature)
     }
 }

@@ -6,7 +6,7 @@
 
 use super::catalog::Catalog;
 use super::deadlines::Kind;
-use super::hook::Hook;
+use super::handshake::hook::Hook;
 use super::results;
 use super::session::Setup;
 use super::tool_call_text;
@@ -165,7 +165,7 @@ fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Pl
         .ok_or_else(|| RpcError::invalid_params("tool name must be a string"))?;
     let catalog_revision = match map.get("catalog_revision") {
         None => None,
-        Some(_) if !setup.has(crate::protocol::feature::Feature::DynamicTools) => {
+        Some(_) if !setup.has(crate::protocol::handshake::feature::Feature::DynamicTools) => {
             return Err(RpcError::invalid_params(
                 "tool/call catalog_revision requires negotiated dynamic_tools",
             ));
@@ -192,7 +192,7 @@ fn checked_tool_call(
     setup: &Setup,
 ) -> Result<Plan, RpcError> {
     let name = call.name.as_str();
-    if setup.has(crate::protocol::feature::Feature::DynamicTools) {
+    if setup.has(crate::protocol::handshake::feature::Feature::DynamicTools) {
         match guest.dynamic.resolve(call.catalog_revision, name) {
             Ok(_) => {}
             Err(super::imports::catalogs::Unresolved::Revision(revision)) => {

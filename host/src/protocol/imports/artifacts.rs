@@ -118,7 +118,7 @@ pub async fn publish(
 ) -> Result<String, GuestError> {
     gate::feature(
         session,
-        crate::protocol::feature::Feature::Artifacts,
+        crate::protocol::handshake::feature::Feature::Artifacts,
         "artifacts.publish",
     )?;
     let parent = gate::active_parent(scope, "artifacts.publish")?;

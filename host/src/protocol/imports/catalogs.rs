@@ -2,8 +2,8 @@
 //! snapshots by revision (the newest few, for pinned dispatch) and the one
 //! staged mutation (docs/services.md#pinned-dispatch).
 
-use crate::protocol::api_version::ApiVersion;
 use crate::protocol::catalog::{self, Catalog, ToolEntry};
+use crate::protocol::handshake::api_version::ApiVersion;
 use crate::runtime::types::{Description, ToolDefinition};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};

@@ -3,8 +3,8 @@
 //! request reaches the guest. One wording each, so a guest sees the same
 //! sentence whichever service refused it.
 
-use crate::protocol::api_version::ApiVersion;
-use crate::protocol::feature::Feature;
+use crate::protocol::handshake::api_version::ApiVersion;
+use crate::protocol::handshake::feature::Feature;
 use crate::protocol::request_state::RequestState;
 use crate::protocol::reverse::ChildError;
 use crate::protocol::session::{Session, Setup};

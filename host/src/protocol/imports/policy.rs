@@ -90,13 +90,13 @@ pub async fn evaluate(
 ) -> Result<Verdict, GuestError> {
     gate::feature(
         session,
-        crate::protocol::feature::Feature::PolicyIntents,
+        crate::protocol::handshake::feature::Feature::PolicyIntents,
         "policy.evaluate",
     )?;
     let parent = gate::active_parent(scope, "policy.evaluate")?;
     let approvals = session
         .setup()
-        .is_some_and(|s| s.has(crate::protocol::feature::Feature::Approvals));
+        .is_some_and(|s| s.has(crate::protocol::handshake::feature::Feature::Approvals));
     let intent = intent_json(&intent)?;
     let mut params = json!({ "parent_request_id": parent.id, "intent": intent });
     if let Some(token) = approval_token {

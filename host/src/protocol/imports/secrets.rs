@@ -21,7 +21,7 @@ pub async fn get(
 ) -> Result<String, GuestError> {
     gate::feature(
         session,
-        crate::protocol::feature::Feature::Secrets,
+        crate::protocol::handshake::feature::Feature::Secrets,
         "secrets.get",
     )?;
     let parent = gate::active_parent(scope, "secrets.get")?;

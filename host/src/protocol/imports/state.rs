@@ -47,7 +47,7 @@ impl Services {
     /// Records what `initialize.capabilities` allows (the secret allowlist).
     pub fn configure(&self, capabilities: &Value) {
         let _ = self.secrets.set(
-            crate::protocol::manifest::strings(capabilities, "secrets")
+            crate::protocol::handshake::manifest::strings(capabilities, "secrets")
                 .into_iter()
                 .collect(),
         );

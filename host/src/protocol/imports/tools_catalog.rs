@@ -5,8 +5,8 @@
 use super::catalogs::Snapshot;
 use super::gate::{self, bound};
 use crate::cancel::CancelToken;
-use crate::protocol::api_version::ApiVersion;
 use crate::protocol::catalog;
+use crate::protocol::handshake::api_version::ApiVersion;
 use crate::protocol::session::Session;
 use crate::runtime::types::{CatalogUpdate, GuestError, ToolDefinition};
 use serde_json::{Value, json};
@@ -23,7 +23,7 @@ pub async fn register(
 ) -> Result<CatalogUpdate, GuestError> {
     gate::feature(
         session,
-        crate::protocol::feature::Feature::DynamicTools,
+        crate::protocol::handshake::feature::Feature::DynamicTools,
         "tools-catalog.register",
     )?;
     if tools.is_empty() || tools.len() > MAX_MUTATION {
@@ -43,14 +43,14 @@ pub async fn register(
     }
     let metadata = session
         .setup()
-        .is_some_and(|s| s.has(crate::protocol::feature::Feature::ToolPromptMetadata));
+        .is_some_and(|s| s.has(crate::protocol::handshake::feature::Feature::ToolPromptMetadata));
     if !metadata {
         crate::protocol::prompt::warn_dropped(&tools, "tool_prompt_metadata_v1 was not negotiated");
     }
     let mut wire = Vec::with_capacity(tools.len());
     for tool in &tools {
         wire.push(
-            crate::protocol::initialize::tool_json(ApiVersion::V0_2, tool, metadata)
+            crate::protocol::handshake::initialize::tool_json(ApiVersion::V0_2, tool, metadata)
                 .map_err(GuestError::InvalidParams)?,
         );
     }
@@ -79,7 +79,7 @@ pub async fn unregister(
 ) -> Result<CatalogUpdate, GuestError> {
     gate::feature(
         session,
-        crate::protocol::feature::Feature::DynamicTools,
+        crate::protocol::handshake::feature::Feature::DynamicTools,
         "tools-catalog.unregister",
     )?;
     if names.is_empty() || names.len() > MAX_MUTATION {

@@ -25,7 +25,7 @@ pub use state::MAX_CALLS;
 
 use super::gate::{self, bound, refused};
 use crate::protocol::deadlines::Kind;
-use crate::protocol::feature::Feature;
+use crate::protocol::handshake::feature::Feature;
 use crate::protocol::request_state::RequestState;
 use crate::protocol::session::Session;
 use crate::runtime::types::{CompositionContext, CompositionLimits, GuestError};
