@@ -16,8 +16,8 @@
 
 use octet_wasm::cancel::CancelToken;
 use octet_wasm::protocol::handshake::api_version::ApiVersion;
+use octet_wasm::protocol::requests::tool_call_text;
 use octet_wasm::protocol::results::{ToolShape, tool_result};
-use octet_wasm::protocol::tool_call_text;
 use octet_wasm::runtime::offline::Offline;
 use octet_wasm::runtime::types::{CallContext, ContentPart, ToolCall, ToolResult};
 use octet_wasm::runtime::{FsAccess, Limits, Runtime, Sandbox};

@@ -7,9 +7,9 @@
 
 use super::handshake::api_version::ApiVersion;
 use super::imports::{self, gate, gate::refused};
-use super::request_state::RequestState;
+use super::requests::request_state::RequestState;
+use super::requests::session::Session;
 use super::results;
-use super::session::Session;
 use crate::log::Level;
 use crate::runtime::Bridge;
 use crate::runtime::types::*;

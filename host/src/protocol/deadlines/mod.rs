@@ -13,8 +13,6 @@
 
 use std::time::Duration;
 
-pub mod watch;
-
 /// The kinds of work with their own deadline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

@@ -6,11 +6,11 @@
 use super::initialize;
 use crate::log::Level;
 use crate::protocol::deadlines::Deadlines;
-use crate::protocol::deadlines::watch::Watch;
-use crate::protocol::lanes::{self, LaneContext, Lanes};
-use crate::protocol::request_state::RequestState;
-use crate::protocol::session::{Session, Setup};
-use crate::protocol::work::Guest;
+use crate::protocol::requests::deadline_timer::Watch;
+use crate::protocol::requests::lanes::{self, LaneContext, Lanes};
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::{Session, Setup};
+use crate::protocol::requests::work::Guest;
 use crate::protocol::{catalog, sandbox_from};
 use crate::runtime::Limits;
 use crate::runtime::cache::Cache;

@@ -3,8 +3,8 @@
 //! negotiated `approvals` feature, and the verdict checked on the way back.
 
 use super::gate::{self, bound, refused};
-use crate::protocol::request_state::RequestState;
-use crate::protocol::session::Session;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::Session;
 use crate::runtime::types::{Decision, GuestError, Intent, Verdict};
 use crate::wire::error_code::ErrorCode;
 use serde_json::{Value, json};

@@ -3,8 +3,8 @@
 //! and an owner the host issued or the parent request still in flight.
 
 use super::gate::{bound, refused};
-use crate::protocol::request_state::RequestState;
-use crate::protocol::session::Session;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::Session;
 use crate::runtime::types::{GuestError, ResourceOwner};
 use crate::wire::error_code::ErrorCode;
 use serde_json::json;

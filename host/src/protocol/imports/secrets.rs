@@ -3,8 +3,8 @@
 
 use super::gate::{self, bound};
 use crate::protocol::catalog;
-use crate::protocol::request_state::RequestState;
-use crate::protocol::session::Session;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::Session;
 use crate::runtime::types::GuestError;
 use serde_json::{Value, json};
 use std::sync::Arc;

@@ -7,7 +7,7 @@ use super::gate::{self, bound};
 use crate::cancel::CancelToken;
 use crate::protocol::catalog;
 use crate::protocol::handshake::api_version::ApiVersion;
-use crate::protocol::session::Session;
+use crate::protocol::requests::session::Session;
 use crate::runtime::types::{CatalogUpdate, GuestError, ToolDefinition};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;

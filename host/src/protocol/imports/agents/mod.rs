@@ -13,8 +13,8 @@
 pub mod wire;
 
 use super::gate::{self, active_parent, bound};
-use crate::protocol::request_state::RequestState;
-use crate::protocol::session::Session;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::Session;
 use crate::runtime::types::*;
 use serde_json::{Value, json};
 use std::sync::Arc;

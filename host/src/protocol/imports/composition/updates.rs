@@ -21,8 +21,8 @@ use super::state::{MAX_BUFFERED, MAX_BUFFERED_BYTES};
 
 use super::{call_answer, call_params, parent_of, send_with};
 use crate::cancel::CancelToken;
-use crate::protocol::request_state::RequestState;
-use crate::protocol::session::Session;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::Session;
 use crate::runtime::pending::{PendingCall, UpdateQueue};
 use crate::runtime::types::GuestError;
 use serde_json::{Value, json};

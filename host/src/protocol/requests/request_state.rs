@@ -4,8 +4,8 @@
 //! reverse channel, the services and the lanes can hold one without
 //! importing the session.
 
-use super::deadlines::Kind;
 use crate::cancel::CancelToken;
+use crate::protocol::deadlines::Kind;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use tokio::time::Instant;
 
@@ -20,7 +20,7 @@ pub struct RequestState {
     pub deadline: Instant,
     /// The terminal claim: `true` once an answer was queued. Held while a
     /// progress frame is queued, so progress never follows the answer.
-    pub(super) settled: tokio::sync::Mutex<bool>,
+    pub(crate) settled: tokio::sync::Mutex<bool>,
     /// Fires once the request has its answer (ends its deadline timer).
     pub finished: CancelToken,
     /// Set when the shim's own deadline answered the request: the guest has
@@ -33,7 +33,7 @@ pub struct RequestState {
 
 impl RequestState {
     /// A request just admitted: not cancelled, not answered.
-    pub(super) fn new(id: u64, kind: Kind, active_parent: bool, deadline: Instant) -> RequestState {
+    pub(crate) fn new(id: u64, kind: Kind, active_parent: bool, deadline: Instant) -> RequestState {
         RequestState {
             id,
             kind,
@@ -54,7 +54,7 @@ impl RequestState {
         RequestState::new(0, Kind::Command, false, Instant::now())
     }
 
-    pub(super) fn next_sequence(&self) -> u64 {
+    pub(crate) fn next_sequence(&self) -> u64 {
         self.progress_sequence.fetch_add(1, Ordering::Relaxed) + 1
     }
 }

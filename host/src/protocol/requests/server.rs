@@ -4,12 +4,12 @@
 //! The loop never runs guest code (lanes do) and never waits on the guest,
 //! except while answering `initialize`, when the host sends nothing else.
 
-use super::handshake::startup;
 use super::lanes::Job;
 use super::session::{Refusal, Session};
 use super::shutdown;
 use super::work::{self, Plan};
 use crate::log::Level;
+use crate::protocol::handshake::startup;
 use crate::runtime::Runtime;
 use crate::runtime::component_file::ComponentFile;
 use crate::wire::message::{ChildId, Inbound, Params, Rejection, RpcError};
@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
-pub use super::handshake::startup::Options;
+pub use crate::protocol::handshake::startup::Options;
 
 /// The SDK's drain on end of input (docs/protocol.md#end-of-input).
 const EOF_DRAIN: Duration = Duration::from_millis(2_000);
@@ -294,8 +294,8 @@ async fn handle_notification(session: &Arc<Session>, phase: &Phase, method: &str
         cancel_request(session, params).await;
         return;
     }
-    if method == super::imports::composition::updates::METHOD {
-        super::imports::composition::updates::route_update(session, params);
+    if method == crate::protocol::imports::composition::updates::METHOD {
+        crate::protocol::imports::composition::updates::route_update(session, params);
         return;
     }
     let Some(setup) = session.setup() else { return };

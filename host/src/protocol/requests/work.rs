@@ -4,12 +4,12 @@
 //! requests the guest has no handler for get the SDK's default answer
 //! without entering the guest at all.
 
-use super::catalog::Catalog;
-use super::deadlines::Kind;
-use super::handshake::hook::Hook;
-use super::results;
 use super::session::Setup;
 use super::tool_call_text;
+use crate::protocol::catalog::Catalog;
+use crate::protocol::deadlines::Kind;
+use crate::protocol::handshake::hook::Hook;
+use crate::protocol::results;
 use crate::runtime::types::*;
 use crate::wire::message::{Params, RpcError};
 use serde_json::{Value, json};
@@ -78,7 +78,7 @@ pub struct Guest {
     pub description: Description,
     pub catalog: Catalog,
     /// The revisioned catalogs of `dynamic_tools` (shared with the session).
-    pub dynamic: std::sync::Arc<super::imports::catalogs::ToolCatalogs>,
+    pub dynamic: std::sync::Arc<crate::protocol::imports::catalogs::ToolCatalogs>,
 }
 
 /// The SDK's answer to a method it does not dispatch (`menu/collect`
@@ -195,12 +195,12 @@ fn checked_tool_call(
     if setup.has(crate::protocol::handshake::feature::Feature::DynamicTools) {
         match guest.dynamic.resolve(call.catalog_revision, name) {
             Ok(_) => {}
-            Err(super::imports::catalogs::Unresolved::Revision(revision)) => {
+            Err(crate::protocol::imports::catalogs::Unresolved::Revision(revision)) => {
                 return Err(RpcError::invalid_params(format!(
                     "unknown or retired tool catalog revision: {revision}"
                 )));
             }
-            Err(super::imports::catalogs::Unresolved::Tool) => {
+            Err(crate::protocol::imports::catalogs::Unresolved::Tool) => {
                 return Err(RpcError::method_not_found(format!("unknown tool: {name}")));
             }
         }

@@ -17,15 +17,15 @@
 //! the instance is discarded and the lane makes a fresh one for the next
 //! job. A trap discards the instance the same way.
 
-use super::deadlines::{Deadlines, Kind};
-use super::guest_errors::{guest_error, invalid_result};
-use super::handshake::api_version::ApiVersion;
 use super::request_state::RequestState;
-use super::results::{self, ToolShape};
 use super::session::Session;
 use super::work::{Guest, Work};
 use crate::cancel::CancelToken;
 use crate::log::Level;
+use crate::protocol::deadlines::{Deadlines, Kind};
+use crate::protocol::guest_errors::{guest_error, invalid_result};
+use crate::protocol::handshake::api_version::ApiVersion;
+use crate::protocol::results::{self, ToolShape};
 use crate::runtime::types::*;
 use crate::runtime::{Fault, Instance, Runtime, Sandbox};
 use crate::wire::message::RpcError;
@@ -264,7 +264,7 @@ async fn run_lane(
                             &format!(
                                 "a lifecycle handler ran past {} ms ({})",
                                 budget.as_millis(),
-                                super::deadlines::Deadlines::flag(Kind::Lifecycle)
+                                crate::protocol::deadlines::Deadlines::flag(Kind::Lifecycle)
                             ),
                         ),
                     }

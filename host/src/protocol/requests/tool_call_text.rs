@@ -93,7 +93,7 @@ mod tests {
 
     /// What the general path makes of the same params.
     fn general(params: &Value) -> (String, String, CallContext) {
-        let cx = crate::protocol::work::call_context(3, params);
+        let cx = crate::protocol::requests::work::call_context(3, params);
         let arguments = params
             .get("arguments")
             .map_or_else(|| "{}".to_owned(), Value::to_string);
