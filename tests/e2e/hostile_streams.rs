@@ -16,7 +16,7 @@ use octet_wasm::protocol::notices::{
     MAX_NOTICE_BYTES_PER_REQUEST, MAX_NOTICES_PER_REQUEST, NOTICE_BURST_BYTES,
     NOTICE_BYTES_PER_SECOND, NOTICES_PER_SECOND,
 };
-use octet_wasm::protocol::provider_headers::MAX_HEADER_VALUES;
+use octet_wasm::protocol::results::provider_headers::MAX_HEADER_VALUES;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 

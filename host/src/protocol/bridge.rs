@@ -9,7 +9,7 @@ use super::handshake::api_version::ApiVersion;
 use super::imports::{self, gate, gate::refused};
 use super::requests::request_state::RequestState;
 use super::requests::session::Session;
-use super::results;
+use super::results::encode;
 use crate::log::Level;
 use crate::runtime::Bridge;
 use crate::runtime::types::*;
@@ -103,7 +103,7 @@ impl Bridge for Session {
                 "notifications are not declared: add `notifications = true` under [contributes] in extension.toml",
             ));
         }
-        let params = results::notification(&notification);
+        let params = encode::notification(&notification);
         self.notify_guest("notification", &params, scope.as_ref())
             .await
     }
@@ -284,7 +284,7 @@ impl Bridge for Session {
                 "context is not declared: add `context = true` under [contributes] in extension.toml",
             ));
         }
-        self.notify_guest("context/contribution", &results::context_item(&item), None)
+        self.notify_guest("context/contribution", &encode::context_item(&item), None)
             .await
     }
 
@@ -296,7 +296,7 @@ impl Bridge for Session {
                 item.surface
             )));
         }
-        self.notify_guest("status/contribution", &results::status_item(&item), None)
+        self.notify_guest("status/contribution", &encode::status_item(&item), None)
             .await
     }
 

@@ -7,17 +7,13 @@ pub(crate) mod bounds;
 pub(crate) mod bridge;
 pub(crate) mod catalog;
 pub(crate) mod deadlines;
-pub(crate) mod guest_errors;
 pub mod guest_json;
 pub mod handshake;
-pub(crate) mod hook_extras;
 pub(crate) mod imports;
 pub mod notices;
 pub(crate) mod presentation;
 pub(crate) mod prompt;
-pub mod provider_headers;
 pub mod requests;
-pub(crate) mod result_error;
 pub mod results;
 pub mod reverse;
 

@@ -160,7 +160,7 @@ pub(crate) async fn initialize(
             Ok(Ok(())) => Ok(()),
             Ok(Err(error)) => Err(start(format!(
                 "the guest's init failed: {}",
-                crate::protocol::results::guest_error_text(&error)
+                crate::protocol::results::encode::guest_error_text(&error)
             ))),
             Err(fault) => Err(start(fault.to_string())),
         }

@@ -9,7 +9,7 @@ use super::tool_call_text;
 use crate::protocol::catalog::Catalog;
 use crate::protocol::deadlines::Kind;
 use crate::protocol::handshake::hook::Hook;
-use crate::protocol::results;
+use crate::protocol::results::encode;
 use crate::runtime::types::*;
 use crate::wire::message::{Params, RpcError};
 use serde_json::{Value, json};
@@ -263,7 +263,7 @@ fn hook(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, R
         )));
     }
     if !guest.description.hooks.iter().any(|h| h == hook) {
-        return Ok(Plan::Answer(Ok(results::default_hook_result())));
+        return Ok(Plan::Answer(Ok(encode::default_hook_result())));
     }
     let payload = json_text(map.get("payload"));
     let kind = hook_kind(Hook::parse(hook));

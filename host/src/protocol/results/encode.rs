@@ -4,11 +4,11 @@
 //! -32603 (the SDK's "invalid handler result"), never as a frame the host
 //! would reject.
 
-use super::bounds::{JsonBounds, check_json};
-use super::guest_json;
-use super::handshake::api_version::ApiVersion;
-use super::handshake::hook::Hook;
-use super::result_error::{ResultError, fail};
+use super::error::{ResultError, fail};
+use crate::protocol::bounds::{JsonBounds, check_json};
+use crate::protocol::guest_json;
+use crate::protocol::handshake::api_version::ApiVersion;
+use crate::protocol::handshake::hook::Hook;
 use crate::runtime::types::*;
 use serde_json::{Map, Value, json};
 
@@ -288,8 +288,8 @@ pub fn hook_result(hook: &str, result: HookResult) -> Result<Value, ResultError>
     if hook == Some(Hook::BeforePersistence)
         && let Some(meta) = &result.persistence_metadata
     {
-        let value = parse_bounded(&meta.value, &super::bounds::PERSISTENCE_VALUE)?;
-        check_json(&value, &super::bounds::PERSISTENCE_VALUE).map_err(ResultError)?;
+        let value = parse_bounded(&meta.value, &crate::protocol::bounds::PERSISTENCE_VALUE)?;
+        check_json(&value, &crate::protocol::bounds::PERSISTENCE_VALUE).map_err(ResultError)?;
         object.insert(
             "persistence_metadata".into(),
             json!({ "value": value, "public": meta.public }),
