@@ -127,7 +127,7 @@ pub fn uses_v0_4(description: &crate::runtime::types::Description) -> (Vec<Strin
     let mut others: Vec<String> = description
         .tools
         .iter()
-        .filter(|tool| crate::protocol::prompt::has(tool))
+        .filter(|tool| crate::protocol::imports::tools_catalog::prompt::has(tool))
         .map(|tool| format!("prompt metadata on tool {}", tool.name))
         .collect();
     let metadata_named = !others.is_empty();

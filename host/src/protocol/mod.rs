@@ -4,18 +4,12 @@
 //! guest's imports (notifications, confirmations, progress, ...).
 
 pub(crate) mod bounds;
-pub(crate) mod bridge;
-pub(crate) mod catalog;
 pub(crate) mod deadlines;
 pub mod guest_json;
 pub mod handshake;
-pub(crate) mod imports;
-pub mod notices;
-pub(crate) mod presentation;
-pub(crate) mod prompt;
+pub mod imports;
 pub mod requests;
 pub mod results;
-pub mod reverse;
 
 use crate::log::Level;
 use crate::runtime::{FsAccess, Limits, Sandbox};

@@ -271,7 +271,11 @@ pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
     let forced = features::hook_features(offer.api, &offer.contributes.hooks, &offer.optional)
         .unwrap_or_default();
     wanted.extend(forced);
-    if description.tools.iter().any(crate::protocol::prompt::has) {
+    if description
+        .tools
+        .iter()
+        .any(crate::protocol::imports::tools_catalog::prompt::has)
+    {
         wanted.insert(Feature::ToolPromptMetadata.as_str());
     }
     let mut features: Vec<String> = offer.required.clone();
@@ -317,7 +321,7 @@ pub fn reply(
 ) -> Result<Value, String> {
     let metadata = negotiated.has(Feature::ToolPromptMetadata);
     if !metadata {
-        crate::protocol::prompt::warn_dropped(
+        crate::protocol::imports::tools_catalog::prompt::warn_dropped(
             &description.tools,
             if api == ApiVersion::V0_4 {
                 "the host did not offer tool_prompt_metadata_v1"
@@ -387,7 +391,7 @@ pub(crate) fn tool_json(
         )?;
         object.insert("output_schema".into(), schema);
     }
-    crate::protocol::prompt::insert(&mut object, tool, prompt_metadata);
+    crate::protocol::imports::tools_catalog::prompt::insert(&mut object, tool, prompt_metadata);
     Ok(Value::Object(object))
 }
 

@@ -6,12 +6,13 @@
 use super::initialize;
 use crate::log::Level;
 use crate::protocol::deadlines::Deadlines;
+use crate::protocol::imports::tools_catalog::definitions;
 use crate::protocol::requests::deadline_timer::Watch;
 use crate::protocol::requests::lanes::{self, LaneContext, Lanes};
 use crate::protocol::requests::request_state::RequestState;
 use crate::protocol::requests::session::{Session, Setup};
 use crate::protocol::requests::work::Guest;
-use crate::protocol::{catalog, sandbox_from};
+use crate::protocol::sandbox_from;
 use crate::runtime::Limits;
 use crate::runtime::cache::Cache;
 use crate::runtime::component_file::ComponentFile;
@@ -139,7 +140,7 @@ pub(crate) async fn initialize(
         primary.describe().await.map_err(|f| start(f.to_string()))
     })
     .await?;
-    let catalog = catalog::build(offer.api, &description).map_err(|err| {
+    let catalog = definitions::build(offer.api, &description).map_err(|err| {
         RpcError::internal(format!("the extension's description is invalid: {err}"))
     })?;
     initialize::check_registration(&offer, &description)?;
@@ -174,11 +175,12 @@ pub(crate) async fn initialize(
     session.services.configure(&offer.capabilities);
     let dynamic = session.services.tools.clone();
     if offer.api.negotiates() {
-        let initial =
-            crate::protocol::imports::catalogs::Snapshot::build(description.tools.clone())
-                .map_err(|err| {
-                    RpcError::internal(format!("the extension's description is invalid: {err}"))
-                })?;
+        let initial = crate::protocol::imports::tools_catalog::snapshots::Snapshot::build(
+            description.tools.clone(),
+        )
+        .map_err(|err| {
+            RpcError::internal(format!("the extension's description is invalid: {err}"))
+        })?;
         dynamic.reset(initial);
     }
     session.set_setup(Setup {

@@ -3,9 +3,9 @@
 //! the move of large artifacts through the scratch directory.
 
 use super::gate::{self, bound};
+use crate::protocol::imports::reverse::ChildError;
 use crate::protocol::requests::request_state::RequestState;
 use crate::protocol::requests::session::Session;
-use crate::protocol::reverse::ChildError;
 use crate::runtime::cache::sha256_hex;
 use crate::runtime::types::GuestError;
 use base64::Engine as _;

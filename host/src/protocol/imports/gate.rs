@@ -5,9 +5,9 @@
 
 use crate::protocol::handshake::api_version::ApiVersion;
 use crate::protocol::handshake::feature::Feature;
+use crate::protocol::imports::reverse::ChildError;
 use crate::protocol::requests::request_state::RequestState;
 use crate::protocol::requests::session::{Session, Setup};
-use crate::protocol::reverse::ChildError;
 use crate::runtime::types::{GuestError, GuestRpcError};
 use crate::wire::error_code::ErrorCode;
 use std::sync::Arc;

@@ -41,8 +41,8 @@ pub async fn update(
     let value = crate::protocol::guest_json::parse(&snapshot, "the snapshot")
         .map_err(|err| bound(err.to_string()))?;
     let commands = setup.contributes.commands.clone().unwrap_or_default();
-    let revision =
-        crate::protocol::presentation::check_snapshot(&value, &commands).map_err(bound)?;
+    let revision = crate::protocol::imports::presentation_schema::check_snapshot(&value, &commands)
+        .map_err(bound)?;
     let mut params = json!({ "snapshot": value });
     if let Some(owner) = &owner {
         if owner.session_id.trim().is_empty()

@@ -2,7 +2,7 @@
 //! declares, only under an active parent, and only values within the bound.
 
 use super::gate::{self, bound};
-use crate::protocol::catalog;
+use crate::protocol::imports::tools_catalog::definitions;
 use crate::protocol::requests::request_state::RequestState;
 use crate::protocol::requests::session::Session;
 use crate::runtime::types::GuestError;
@@ -25,7 +25,7 @@ pub async fn get(
         "secrets.get",
     )?;
     let parent = gate::active_parent(scope, "secrets.get")?;
-    if name.len() > MAX_SECRET_NAME || !catalog::is_identifier(&name) {
+    if name.len() > MAX_SECRET_NAME || !definitions::is_identifier(&name) {
         return Err(bound(format!(
             "secret name {name:?} is not a valid name (1-{MAX_SECRET_NAME} bytes of [A-Za-z_][A-Za-z0-9_.-]*)"
         )));

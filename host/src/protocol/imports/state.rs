@@ -3,7 +3,7 @@
 //! secret allowlist, the artifact budget, the tool catalogs and the
 //! composition budgets. Plain state, below the services that use it.
 
-use super::catalogs::ToolCatalogs;
+use super::tools_catalog::snapshots::ToolCatalogs;
 use crate::runtime::types::{GuestError, ResourceOwner};
 use serde_json::Value;
 use std::sync::atomic::AtomicU64;

@@ -8,7 +8,7 @@ use crate::protocol::deadlines::Kind;
 use crate::protocol::handshake::api_version::ApiVersion;
 use crate::protocol::handshake::initialize::Negotiated;
 use crate::protocol::handshake::manifest::Contributes;
-use crate::protocol::reverse::Children;
+use crate::protocol::imports::reverse::Children;
 use crate::runtime::types::GuestError;
 use crate::wire::MAX_FRAME_BYTES;
 use crate::wire::guard::Unsendable;
@@ -267,7 +267,7 @@ impl Session {
 
     /// Writes a reverse notification the guest asked for, on behalf of
     /// `request` when there is one, charged to the notice budget by the
-    /// bytes of its frame (crate::protocol::notices). Past a bound it is dropped and
+    /// bytes of its frame (crate::protocol::imports::notices). Past a bound it is dropped and
     /// counted, and `Ok`: the guest's work goes on. A frame too large for
     /// the wire is refused instead, whatever the budget: that is the
     /// author's mistake on every call, not a burst, and the error says so.

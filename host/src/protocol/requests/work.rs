@@ -6,9 +6,9 @@
 
 use super::session::Setup;
 use super::tool_call_text;
-use crate::protocol::catalog::Catalog;
 use crate::protocol::deadlines::Kind;
 use crate::protocol::handshake::hook::Hook;
+use crate::protocol::imports::tools_catalog::definitions::Catalog;
 use crate::protocol::results::encode;
 use crate::runtime::types::*;
 use crate::wire::message::{Params, RpcError};
@@ -78,7 +78,7 @@ pub struct Guest {
     pub description: Description,
     pub catalog: Catalog,
     /// The revisioned catalogs of `dynamic_tools` (shared with the session).
-    pub dynamic: std::sync::Arc<crate::protocol::imports::catalogs::ToolCatalogs>,
+    pub dynamic: std::sync::Arc<crate::protocol::imports::tools_catalog::snapshots::ToolCatalogs>,
 }
 
 /// The SDK's answer to a method it does not dispatch (`menu/collect`
@@ -195,12 +195,14 @@ fn checked_tool_call(
     if setup.has(crate::protocol::handshake::feature::Feature::DynamicTools) {
         match guest.dynamic.resolve(call.catalog_revision, name) {
             Ok(_) => {}
-            Err(crate::protocol::imports::catalogs::Unresolved::Revision(revision)) => {
+            Err(crate::protocol::imports::tools_catalog::snapshots::Unresolved::Revision(
+                revision,
+            )) => {
                 return Err(RpcError::invalid_params(format!(
                     "unknown or retired tool catalog revision: {revision}"
                 )));
             }
-            Err(crate::protocol::imports::catalogs::Unresolved::Tool) => {
+            Err(crate::protocol::imports::tools_catalog::snapshots::Unresolved::Tool) => {
                 return Err(RpcError::method_not_found(format!("unknown tool: {name}")));
             }
         }

@@ -265,7 +265,7 @@ pub(super) fn call_params(
     arguments: &str,
     full_outcome: bool,
 ) -> Result<Value, GuestError> {
-    if !crate::protocol::catalog::is_identifier(name) {
+    if !crate::protocol::imports::tools_catalog::definitions::is_identifier(name) {
         return Err(bound(format!(
             "composition call tool name {name:?} is not an identifier (1-64 bytes of [A-Za-z_][A-Za-z0-9_.-]*)"
         )));

@@ -2,8 +2,8 @@
 //! definition rules (docs/protocol.md#definitions) so the initialize reply
 //! can never be rejected for a malformed definition.
 
-use super::guest_json;
-use super::handshake::api_version::ApiVersion;
+use crate::protocol::guest_json;
+use crate::protocol::handshake::api_version::ApiVersion;
 use crate::runtime::types::Description;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};

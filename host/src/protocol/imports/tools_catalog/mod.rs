@@ -2,15 +2,18 @@
 //! unregistering tools at run time, one mutation at a time, committed only
 //! as far as the host accepted it (docs/services.md#catalog-checks).
 
-use super::catalogs::Snapshot;
+use self::snapshots::Snapshot;
 use super::gate::{self, bound};
 use crate::cancel::CancelToken;
-use crate::protocol::catalog;
 use crate::protocol::handshake::api_version::ApiVersion;
 use crate::protocol::requests::session::Session;
 use crate::runtime::types::{CatalogUpdate, GuestError, ToolDefinition};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
+
+pub(crate) mod definitions;
+pub(crate) mod prompt;
+pub mod snapshots;
 
 /// Definitions in one `tools/register` / names in one `tools/unregister`
 /// (docs/services.md#catalog-checks).
@@ -45,7 +48,10 @@ pub async fn register(
         .setup()
         .is_some_and(|s| s.has(crate::protocol::handshake::feature::Feature::ToolPromptMetadata));
     if !metadata {
-        crate::protocol::prompt::warn_dropped(&tools, "tool_prompt_metadata_v1 was not negotiated");
+        crate::protocol::imports::tools_catalog::prompt::warn_dropped(
+            &tools,
+            "tool_prompt_metadata_v1 was not negotiated",
+        );
     }
     let mut wire = Vec::with_capacity(tools.len());
     for tool in &tools {
@@ -90,7 +96,7 @@ pub async fn unregister(
     }
     let mut unique = BTreeSet::new();
     for name in &names {
-        if !catalog::is_identifier(name) {
+        if !definitions::is_identifier(name) {
             return Err(bound(format!(
                 "tool name {name:?} is not an identifier (1-64 bytes of [A-Za-z_][A-Za-z0-9_.-]*)"
             )));
@@ -126,11 +132,11 @@ async fn mutate(
     params: Value,
     definitions: Vec<ToolDefinition>,
 ) -> Result<CatalogUpdate, GuestError> {
-    if definitions.len() > catalog::MAX_TOOLS {
+    if definitions.len() > definitions::MAX_TOOLS {
         return Err(bound(format!(
             "the catalog would have {} tools; the limit is {} tools per extension",
             definitions.len(),
-            catalog::MAX_TOOLS
+            definitions::MAX_TOOLS
         )));
     }
     let snapshot = Snapshot::build(definitions).map_err(bound)?;
