@@ -9,4 +9,5 @@ pub(crate) mod features;
 pub(crate) mod hook;
 pub mod initialize;
 pub(crate) mod manifest;
+pub(crate) mod sandbox;
 pub(crate) mod startup;

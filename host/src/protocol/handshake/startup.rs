@@ -4,6 +4,7 @@
 //! shim allows within octet's 30 s (docs/protocol.md#initialize-ordering).
 
 use super::initialize;
+use super::sandbox::sandbox_from;
 use crate::log::Level;
 use crate::protocol::deadlines::Deadlines;
 use crate::protocol::imports::tools_catalog::definitions;
@@ -12,7 +13,6 @@ use crate::protocol::requests::lanes::{self, LaneContext, Lanes};
 use crate::protocol::requests::request_state::RequestState;
 use crate::protocol::requests::session::{Session, Setup};
 use crate::protocol::requests::work::Guest;
-use crate::protocol::sandbox_from;
 use crate::runtime::Limits;
 use crate::runtime::cache::Cache;
 use crate::runtime::component_file::ComponentFile;
