@@ -3,7 +3,7 @@
 //! taken as the host wrote them instead of being parsed into a tree and
 //! encoded again.
 //!
-//! It reads what the general path ([`super::work`]) would read and nothing
+//! It reads what the general path (`work`) would read and nothing
 //! else: a member of an unexpected type, a duplicate member or a
 //! `catalog_revision` (whose checks the general path owns) returns `None`,
 //! and the request goes the general way with the same answer as before.
