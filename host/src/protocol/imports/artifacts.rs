@@ -3,7 +3,7 @@
 //! the move of large artifacts through the scratch directory.
 
 use super::gate::{self, bound};
-use crate::protocol::imports::reverse::ChildError;
+use crate::protocol::imports::child_requests::ChildError;
 use crate::protocol::requests::request_state::RequestState;
 use crate::protocol::requests::session::Session;
 use crate::runtime::cache::sha256_hex;

@@ -5,7 +5,7 @@
 
 use crate::protocol::handshake::api_version::ApiVersion;
 use crate::protocol::handshake::feature::Feature;
-use crate::protocol::imports::reverse::ChildError;
+use crate::protocol::imports::child_requests::ChildError;
 use crate::protocol::requests::request_state::RequestState;
 use crate::protocol::requests::session::{Session, Setup};
 use crate::runtime::types::{GuestError, GuestRpcError};

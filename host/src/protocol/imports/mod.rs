@@ -1,5 +1,5 @@
 //! The guest's imports (docs/services.md), served by the session: the
-//! [`bridge`] the runtime calls into, the [`reverse`] requests the shim
+//! [`bridge`] the runtime calls into, the [`child_requests`] the shim
 //! sends the host for the guest, the budget of reverse [`notices`], and one
 //! module per service interface. Each service owns its gate, its bounds and
 //! its wire shape, and checks all of them before a frame is written, so
@@ -10,13 +10,13 @@
 pub mod agents;
 pub mod artifacts;
 pub(crate) mod bridge;
+pub mod child_requests;
 pub mod composition;
 pub mod gate;
 pub mod notices;
 pub mod policy;
 pub mod presentation;
 pub(crate) mod presentation_schema;
-pub mod reverse;
 pub mod secrets;
 pub mod state;
 pub mod tools_catalog;

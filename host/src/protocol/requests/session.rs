@@ -8,7 +8,7 @@ use crate::protocol::deadlines::Kind;
 use crate::protocol::handshake::api_version::ApiVersion;
 use crate::protocol::handshake::initialize::Negotiated;
 use crate::protocol::handshake::manifest::Contributes;
-use crate::protocol::imports::reverse::Children;
+use crate::protocol::imports::child_requests::Children;
 use crate::runtime::types::GuestError;
 use crate::wire::MAX_FRAME_BYTES;
 use crate::wire::guard::Unsendable;
