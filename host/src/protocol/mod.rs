@@ -6,7 +6,7 @@
 //!   it on a guest instance, the session's table of active requests, the
 //!   deadline timer, `shutdown`;
 //! - [`results`]: guest answers and errors turned into checked wire results;
-//! - [`imports`]: the guest's imports (the bridge the runtime calls, reverse
+//! - [`imports`]: the guest's imports (the bridge the runtime calls, child
 //!   requests and notifications, the services).
 //!
 //! Beside them, what all rooms share: JSON from the guest parsed once

@@ -176,7 +176,7 @@ pub async fn publish(
         }
     };
     let reply = session
-        .children
+        .child_requests
         .call(
             session.writer(),
             true,

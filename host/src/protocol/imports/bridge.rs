@@ -38,13 +38,13 @@ impl Session {
         params: Value,
     ) -> Result<Value, GuestError> {
         let text_ids = self.setup().is_some_and(|s| s.api.negotiates());
-        self.children
+        self.child_requests
             .call(self.writer(), text_ids, method, params, &scope.cancel)
             .await
             .map_err(|error| gate::child_error(method, error))
     }
 
-    /// The parent a reverse operation runs under. On API 0.2 it must be a
+    /// The parent a child request runs under. On API 0.2 it must be a
     /// model tool call or a declared command (docs/protocol.md#active-parent).
     fn parent<'a>(
         &self,
@@ -457,7 +457,7 @@ fn check_decoration_text(what: &str, text: &str, max: usize) -> Result<(), Guest
     Ok(())
 }
 
-/// A scope for reverse requests made outside any request (API 0.1 guests
+/// A scope for child requests made outside any request (API 0.1 guests
 /// may confirm from anywhere); it is never cancelled.
 fn detached_scope() -> RequestState {
     RequestState::detached()

@@ -47,7 +47,7 @@ pub enum ChildError {
 
 type Reply = Result<Value, ChildError>;
 
-pub struct Children {
+pub struct ChildRequests {
     next: AtomicU64,
     pending: Mutex<HashMap<ChildId, oneshot::Sender<Reply>>>,
     interactive: Semaphore,
@@ -55,15 +55,15 @@ pub struct Children {
     pub notices: NoticeBudget,
 }
 
-impl Default for Children {
+impl Default for ChildRequests {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Children {
+impl ChildRequests {
     pub fn new() -> Self {
-        Children {
+        ChildRequests {
             next: AtomicU64::new(1),
             pending: Mutex::new(HashMap::new()),
             interactive: Semaphore::new(MAX_INTERACTIVE),
@@ -85,7 +85,7 @@ impl Children {
             .await
     }
 
-    /// [`Children::call`], telling `issued` the child's id once it waits
+    /// [`ChildRequests::call`], telling `issued` the child's id once it waits
     /// for its answer and before the request is written (what octet sends
     /// about the child before answering can then be routed to it).
     pub async fn call_with(

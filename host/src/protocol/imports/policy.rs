@@ -114,7 +114,7 @@ pub async fn evaluate(
         params["approval_token"] = json!(token);
     }
     let reply = session
-        .children
+        .child_requests
         .call(
             session.writer(),
             true,

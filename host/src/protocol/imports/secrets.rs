@@ -41,7 +41,7 @@ pub async fn get(
         )));
     }
     let reply = session
-        .children
+        .child_requests
         .call(
             session.writer(),
             true,

@@ -1,7 +1,7 @@
 //! One admitted host request as every part of the protocol layer sees it:
 //! its id and kind, its cancellation and deadline, and its one terminal
 //! claim. It sits below the session (which keeps the table of them) so the
-//! reverse channel, the services and the lanes can hold one without
+//! child requests, the services and the lanes can hold one without
 //! importing the session.
 
 use crate::cancel::CancelToken;
@@ -48,7 +48,7 @@ impl RequestState {
         }
     }
 
-    /// A never-cancelled stand-in for reverse requests made outside any
+    /// A never-cancelled stand-in for child requests made outside any
     /// request (API 0.1 guests may confirm from anywhere).
     pub(crate) fn detached() -> RequestState {
         RequestState::new(0, Kind::Command, false, Instant::now())

@@ -161,7 +161,7 @@ async fn serve_loop(options: Options, component: Result<ComponentFile, String>) 
                 handle_notification(&session, &phase, &method, &params).await;
             }
             Input::Message(Inbound::Response { id, outcome }) => {
-                session.children.resolve(&id, outcome)
+                session.child_requests.resolve(&id, outcome)
             }
             Input::Rejected(Rejection::Answer { id, error }) => {
                 if matches!(phase, Phase::Starting) {
@@ -191,7 +191,7 @@ async fn serve_loop(options: Options, component: Result<ComponentFile, String>) 
                     .await;
                 }
                 session
-                    .children
+                    .child_requests
                     .fail_all("stdin closed while waiting for host response");
                 writer.flushed().await;
                 return 0;
@@ -344,7 +344,10 @@ async fn cancel_request(session: &Arc<Session>, params: &Value) {
                         .await
                 }
                 None => {
-                    if !session.children.abandon(&ChildId::Number(id), &reason) {
+                    if !session
+                        .child_requests
+                        .abandon(&ChildId::Number(id), &reason)
+                    {
                         crate::log!(Level::Debug, "cancellation for an unknown or settled request ignored", "request_id" => id);
                     }
                 }
@@ -352,7 +355,7 @@ async fn cancel_request(session: &Arc<Session>, params: &Value) {
         }
         Some(Value::String(text)) => {
             session
-                .children
+                .child_requests
                 .abandon(&ChildId::Text(text.clone()), &reason);
         }
         _ => crate::log!(Level::Warning, "$/cancelRequest without a valid id ignored"),

@@ -8,7 +8,7 @@ use crate::protocol::deadlines::Kind;
 use crate::protocol::handshake::api_version::ApiVersion;
 use crate::protocol::handshake::initialize::Negotiated;
 use crate::protocol::handshake::manifest::Contributes;
-use crate::protocol::imports::child_requests::Children;
+use crate::protocol::imports::child_requests::ChildRequests;
 use crate::runtime::types::GuestError;
 use crate::wire::MAX_FRAME_BYTES;
 use crate::wire::guard::Unsendable;
@@ -61,7 +61,7 @@ pub struct Session {
     /// Bumped whenever a request or lifecycle event finishes (drains wait
     /// on it instead of polling).
     changes: tokio::sync::watch::Sender<u64>,
-    pub(crate) children: Children,
+    pub(crate) child_requests: ChildRequests,
     /// API 0.2 host services (artifact budget, tool catalogs).
     pub(crate) services: crate::protocol::imports::state::Services,
 }
@@ -81,7 +81,7 @@ impl Session {
             requests: Mutex::new(HashMap::new()),
             lifecycle_units: AtomicUsize::new(0),
             changes: tokio::sync::watch::Sender::new(0),
-            children: Children::new(),
+            child_requests: ChildRequests::new(),
             services: crate::protocol::imports::state::Services::default(),
         }
     }
@@ -280,7 +280,11 @@ impl Session {
         // A frame too large for the wire is refused below whatever the
         // budget holds; screening would drop it unseen.
         let floor = method.len() + text_bytes(params);
-        if floor <= MAX_FRAME_BYTES && !self.children.notices.screen(method, request, floor as u64)
+        if floor <= MAX_FRAME_BYTES
+            && !self
+                .child_requests
+                .notices
+                .screen(method, request, floor as u64)
         {
             return Ok(());
         }
@@ -290,7 +294,7 @@ impl Session {
             return Err(GuestError::Failed(format!("{method} not sent: {why}")));
         }
         if !self
-            .children
+            .child_requests
             .notices
             .admit(method, request, line.len() as u64 + 1)
         {

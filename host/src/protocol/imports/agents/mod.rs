@@ -28,7 +28,7 @@ async fn agent_call(
     params: Value,
 ) -> Result<Value, GuestError> {
     session
-        .children
+        .child_requests
         .call(session.writer(), true, method, params, &parent.cancel)
         .await
         .map_err(|error| gate::child_error(method, error))

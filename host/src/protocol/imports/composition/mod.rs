@@ -158,7 +158,7 @@ pub(super) async fn send_with(
     issued: impl FnOnce(&crate::wire::message::ChildId),
 ) -> Result<Map<String, Value>, GuestError> {
     let reply = session
-        .children
+        .child_requests
         .call_with(session.writer(), true, method, params, cancel, issued)
         .await
         .map_err(|error| gate::child_error(method, error))?;

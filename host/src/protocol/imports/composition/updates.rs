@@ -33,7 +33,7 @@ pub const METHOD: &str = "composition/update";
 /// A `composition/update` from octet (never answered, never fatal).
 pub fn route_update(session: &Session, params: &Value) {
     let routes = &session.services.composition.updates;
-    match routes.accept(params, |id| session.children.is_pending(id)) {
+    match routes.accept(params, |id| session.child_requests.is_pending(id)) {
         Ok(0) => {}
         Ok(dropped) => routes.overflowed(dropped),
         Err(why) => routes.ignored(&why),

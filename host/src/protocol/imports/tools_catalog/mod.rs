@@ -145,7 +145,7 @@ async fn mutate(
     // Never cancelled: the outcome must be known to keep both sides'
     // catalogs equal.
     let reply = session
-        .children
+        .child_requests
         .call(session.writer(), true, method, params, &CancelToken::new())
         .await;
     let reply = match reply {
