@@ -1,6 +1,11 @@
 //! `tools-catalog` (docs/services.md#catalog-wire): registering and
 //! unregistering tools at run time, one mutation at a time, committed only
 //! as far as the host accepted it (docs/services.md#catalog-checks).
+//!
+//! The whole tool catalog lives in this folder: the definition rules every
+//! catalog is checked against ([`definitions`]), the 0.4 prompt metadata
+//! ([`prompt`]) and the committed snapshots pinned dispatch reads
+//! ([`snapshots`]).
 
 use self::snapshots::Snapshot;
 use super::gate::{self, bound};
