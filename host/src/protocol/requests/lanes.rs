@@ -542,3 +542,7 @@ pub fn deadline_answer(api: ApiVersion, kind: Kind, limit: Duration) -> Result<V
         ),
     }
 }
+
+#[cfg(test)]
+#[path = "lanes_tests.rs"]
+mod tests;

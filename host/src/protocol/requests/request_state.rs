@@ -58,3 +58,52 @@ impl RequestState {
         self.progress_sequence.fetch_add(1, Ordering::Relaxed) + 1
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_new_request_is_open_and_numbers_its_progress_from_one() {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let state = RequestState::new(7, Kind::Tool, true, deadline);
+        assert_eq!(
+            (state.id, state.kind, state.active_parent),
+            (7, Kind::Tool, true)
+        );
+        assert_eq!(state.deadline, deadline);
+        assert!(!state.cancel.is_cancelled());
+        assert!(!state.finished.is_cancelled());
+        assert!(!state.expired.load(Ordering::Relaxed));
+        assert!(!*state.settled.lock().await);
+        assert_eq!(
+            [
+                state.next_sequence(),
+                state.next_sequence(),
+                state.next_sequence()
+            ],
+            [1, 2, 3]
+        );
+    }
+
+    #[test]
+    fn a_detached_scope_may_not_parent_child_requests() {
+        let state = RequestState::detached();
+        assert_eq!((state.id, state.kind), (0, Kind::Command));
+        assert!(!state.active_parent);
+        assert!(!state.cancel.is_cancelled());
+    }
+
+    #[test]
+    fn progress_sequences_are_per_request() {
+        let now = Instant::now();
+        let (a, b) = (
+            RequestState::new(1, Kind::Tool, true, now),
+            RequestState::new(2, Kind::Tool, true, now),
+        );
+        assert_eq!(a.next_sequence(), 1);
+        assert_eq!(a.next_sequence(), 2);
+        assert_eq!(b.next_sequence(), 1);
+    }
+}
