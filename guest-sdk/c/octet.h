@@ -44,6 +44,13 @@
 #ifndef OCTET_H
 #define OCTET_H
 
+/* The C SDK's version (semver; README "Versions and compatibility"), also
+ * in octet-guest.pc for pkg-config. */
+#define OCTET_SDK_VERSION "0.2.0"
+#define OCTET_SDK_VERSION_MAJOR 0
+#define OCTET_SDK_VERSION_MINOR 2
+#define OCTET_SDK_VERSION_PATCH 0
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -383,6 +390,9 @@ char *octet_cancellation_reason(void);
 /* Waits up to ms milliseconds; true as soon as the request is cancelled,
  * false when the time ran out. */
 bool octet_sleep(uint64_t ms);
+/* C SDK 0.1's name of octet_sleep: deprecated since 0.2.0, goes in 1.0. */
+__attribute__((deprecated("octet_sleep_ms is deprecated since C SDK 0.2.0 and goes in 1.0: use octet_sleep")))
+static inline bool octet_sleep_ms(uint64_t ms) { return octet_sleep(ms); }
 /* OCTET_ERROR with a cancellation recorded once the request is cancelled,
  * for loops: `if (octet_check_cancelled()) return OCTET_ERROR;`. */
 int octet_check_cancelled(void);

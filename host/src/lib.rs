@@ -21,6 +21,7 @@ pub mod protocol;
 pub mod receipts;
 pub mod run_args;
 pub mod runtime;
+pub mod signing;
 pub mod user_db;
 pub mod user_dirs;
 pub mod wire;

@@ -48,6 +48,10 @@ enum Command {
     /// Create an extension project (manifest, a hello tool, a build
     /// script) from the templates built into this binary.
     New(author::new::NewArgs),
+    /// Build an extension project (Rust, Python, JavaScript or C, told by
+    /// its files) into the component beside its extension.toml, installing
+    /// the toolchain when missing, then check the pair.
+    Build(author::build::BuildArgs),
     /// Where the guest SDKs are (`sdk path [LANG]`), and copying them out
     /// of a checkout (`sdk install`), so `new` projects build anywhere.
     Sdk(author::sdk::SdkArgs),
@@ -64,6 +68,8 @@ enum Command {
     /// imports but the manifest does not grant (notes: they fail inside the
     /// sandbox only if the code uses them).
     Check(author::check::CheckArgs),
+    Sign(author::sign::SignArgs),
+    Verify(author::sign::VerifyArgs),
     /// Store name, version, description, API version and default limits
     /// in the component's `octet-wasm-metadata` section, read by `manifest`
     /// and (limits) by `run` and `compile`.
@@ -91,10 +97,13 @@ impl Command {
             Command::Demo(_) => "demo",
             Command::Replay(_) => "replay",
             Command::New(_) => "new",
+            Command::Build(_) => "build",
             Command::Sdk(_) => "sdk",
             Command::Inspect(_) => "inspect",
             Command::Manifest(_) => "manifest",
             Command::Check(_) => "check",
+            Command::Sign(_) => "sign",
+            Command::Verify(_) => "verify",
             Command::EmbedMetadata(_) => "embed-metadata",
             Command::Receipts(_) => "receipts",
         }
@@ -145,6 +154,11 @@ fn main() -> ExitCode {
             Err(err) => fail(&format!("replay failed: {err:#}")),
         },
         Command::New(args) => author_tool("new", author::new::run(args)),
+        Command::Build(args) => match author::build::run(args) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(message) => author_tool("build", Err(message)),
+        },
         Command::Sdk(args) => author_tool("sdk", author::sdk::run(args)),
         Command::Inspect(args) => author_tool("inspect", author::inspect::run(args)),
         Command::Manifest(args) => author_tool("manifest", author::manifest::run(args)),
@@ -152,6 +166,12 @@ fn main() -> ExitCode {
             author_tool("embed-metadata", author::metadata::embed_command(args))
         }
         Command::Receipts(args) => author_tool("receipts", receipts(&args)),
+        Command::Sign(args) => author_tool("sign", author::sign::sign(args)),
+        Command::Verify(args) => match author::sign::verify(args) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(message) => author_tool("verify", Err(message)),
+        },
         Command::Check(args) => match author::check::run(args) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(1),
@@ -297,6 +317,33 @@ fn open_cache(args: &RuntimeArgs) -> Result<Option<Cache>, String> {
     Cache::user().map(Some)
 }
 
+/// Whether the user's policy lets the component `file` run, by who signed
+/// it; logs the signer (or why a signature proves nothing).
+fn trusted(
+    file: &octet_wasm::runtime::component_file::ComponentFile,
+    path: &Path,
+    policy: &Policy,
+) -> Result<octet_wasm::signing::Accepted, String> {
+    let digest = file.digest.hex();
+    let started = std::time::Instant::now();
+    let decision = octet_wasm::signing::decide(&file.bytes, &digest, &policy.trust);
+    let verify_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let accepted = decision.map_err(|reason| format!("{}: {reason}", path.display()))?;
+    if let Some(doubt) = &accepted.doubt {
+        octet_wasm::log!(Level::Warning, "the component's signature proves nothing; it runs because the user's policy requires none",
+            "path" => path.display().to_string(), "sha256" => digest.clone(), "reason" => doubt.clone());
+    }
+    if let Some(signer) = accepted.signer() {
+        octet_wasm::log!(Level::Info, "component signed",
+            "path" => path.display().to_string(), "sha256" => digest,
+            "signer" => signer.fingerprint(), "comment" => signer.comment.clone(),
+            "listed_publisher" => accepted.publisher.is_some(), "verify_ms" => verify_ms);
+    } else {
+        octet_wasm::log!(Level::Debug, "no verified signature on the component", "verify_ms" => verify_ms);
+    }
+    Ok(accepted)
+}
+
 fn fail(message: &str) -> ExitCode {
     octet_wasm::log!(Level::Error, message);
     ExitCode::from(2)
@@ -312,6 +359,14 @@ fn run(args: RunArgs) -> ExitCode {
     let policy = match user_policy(digest.as_deref()) {
         Ok(policy) => policy,
         Err(message) => return refuse_to_run(component, message),
+    };
+    // Whose code it is, before any of it runs or is looked up compiled.
+    let signer = match &file {
+        Ok(read) => match trusted(read, &component, &policy) {
+            Ok(accepted) => accepted.signer().cloned(),
+            Err(message) => return refuse_to_run(component, message),
+        },
+        Err(_) => None,
     };
     let defaults = file.as_ref().map_or_else(
         |_| DefaultLimits::default(),
@@ -330,7 +385,7 @@ fn run(args: RunArgs) -> ExitCode {
     }
     if policy.ceilings.receipts {
         let name = std::env::var("OCTET_EXTENSION_NAME").ok();
-        octet_wasm::receipts::want(name.as_deref());
+        octet_wasm::receipts::want(name.as_deref(), signer.as_ref());
     }
     let options = Options {
         component,
@@ -381,6 +436,9 @@ fn compile(args: CompileArgs) -> ExitCode {
         // Already logged: one error line, exit status 2 as for `fail`.
         Err(_) => return ExitCode::from(2),
     };
+    if let Err(message) = trusted(&file, &path, &policy) {
+        return fail(&message);
+    }
     let defaults = metadata_limits(&file.bytes, &path);
     let limits = match outcome(&policy, &args.runtime.requests(), &defaults) {
         Ok(outcome) => outcome.limits,

@@ -41,9 +41,16 @@ pub fn repo_root() -> PathBuf {
 
 /// The shim binary under test. Every test that runs it asks for it here,
 /// so this is where the suite refuses to run outside a private home.
+///
+/// `OCTET_WASM_TEST_SHIM` names another build of the same source: cargo
+/// uplifts every build of the binary to one path per target directory, so
+/// two checkouts sharing a target directory overwrite each other's. Only
+/// this harness reads it; the shim never does.
 pub fn shim_binary() -> PathBuf {
     ensure_private_home();
-    PathBuf::from(env!("CARGO_BIN_EXE_octet-wasm"))
+    std::env::var_os("OCTET_WASM_TEST_SHIM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_octet-wasm")))
 }
 
 /// What `scripts/private-home` leaves in the home it makes.

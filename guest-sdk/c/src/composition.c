@@ -20,7 +20,7 @@ struct octet_streaming_call {
     int unused;
 };
 
-static void clear(char **out)
+static void composition_clear(char **out)
 {
     if (out != NULL)
         *out = NULL;
@@ -30,7 +30,7 @@ static void clear(char **out)
 
 int octet_composition_context(char **context_json)
 {
-    clear(context_json);
+    composition_clear(context_json);
     octet_extension_composition_composition_context_t cx;
     werror err;
     if (!octet_extension_composition_context(&cx, &err))
@@ -50,7 +50,7 @@ int octet_composition_context(char **context_json)
 
 static int call(const char *name, const char *arguments_json, bool full, char **out)
 {
-    clear(out);
+    composition_clear(out);
     wstr n = wstr_borrow(name);
     wstr a = wstr_borrow(arguments_json ? arguments_json : "{}");
     wstr ret;
@@ -120,7 +120,7 @@ int octet_composition_call_outcome_streaming(const char *name, const char *argum
 
 bool octet_streaming_call_next(octet_streaming_call *c, uint64_t *sequence, char **result_json)
 {
-    clear(result_json);
+    composition_clear(result_json);
     if (c == NULL)
         return false;
     octet_extension_composition_composition_update_t update;
@@ -137,7 +137,7 @@ bool octet_streaming_call_next(octet_streaming_call *c, uint64_t *sequence, char
 
 int octet_streaming_call_finish(octet_streaming_call *c, char **value_json)
 {
-    clear(value_json);
+    composition_clear(value_json);
     if (c == NULL)
         return octet_failed("no composition call to finish");
     wstr ret;
@@ -162,7 +162,7 @@ void octet_streaming_call_abandon(octet_streaming_call *c)
 
 #else /* octet:extension@0.2.0 */
 
-static int needs_0_4(void)
+static int composition_needs_0_4(void)
 {
     return octet_failed("tool composition needs API 0.4: set api_version = \"0.4\" in "
                         "extension.toml and rebuild (this build uses octet:extension@0.2.0, "
@@ -171,46 +171,46 @@ static int needs_0_4(void)
 
 int octet_composition_context(char **context_json)
 {
-    clear(context_json);
-    return needs_0_4();
+    composition_clear(context_json);
+    return composition_needs_0_4();
 }
 int octet_composition_call(const char *name, const char *arguments_json, char **value_json)
 {
-    clear(value_json);
-    return needs_0_4();
+    composition_clear(value_json);
+    return composition_needs_0_4();
 }
 int octet_composition_call_outcome(const char *name, const char *arguments_json,
                                    char **outcome_json)
 {
-    clear(outcome_json);
-    return needs_0_4();
+    composition_clear(outcome_json);
+    return composition_needs_0_4();
 }
 int octet_composition_store(const char *const *keys, const char *const *values_json,
                             size_t n_set, const char *const *delete_keys, size_t n_delete)
 {
-    return needs_0_4();
+    return composition_needs_0_4();
 }
 int octet_composition_call_streaming(const char *name, const char *arguments_json,
                                      octet_streaming_call **call_out)
 {
     *call_out = NULL;
-    return needs_0_4();
+    return composition_needs_0_4();
 }
 int octet_composition_call_outcome_streaming(const char *name, const char *arguments_json,
                                              octet_streaming_call **call_out)
 {
     *call_out = NULL;
-    return needs_0_4();
+    return composition_needs_0_4();
 }
 bool octet_streaming_call_next(octet_streaming_call *c, uint64_t *sequence, char **result_json)
 {
-    clear(result_json);
+    composition_clear(result_json);
     return false;
 }
 int octet_streaming_call_finish(octet_streaming_call *c, char **value_json)
 {
-    clear(value_json);
-    return needs_0_4();
+    composition_clear(value_json);
+    return composition_needs_0_4();
 }
 void octet_streaming_call_abandon(octet_streaming_call *c) { free(c); }
 

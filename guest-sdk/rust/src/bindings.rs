@@ -7,7 +7,7 @@
 //! must name the generated export glue from there.
 
 wit_bindgen::generate!({
-    path: "../../wit/0.4.0",
+    path: "wit",
     world: "extension",
     // The export macro is defined here but invoked by `extension!` in the
     // author's crate, so it must be `#[macro_export]`ed.

@@ -74,6 +74,15 @@ impl fmt::Display for Finding {
     }
 }
 
+/// `check MANIFEST` with nothing else (what `build` runs last).
+pub fn run_on(manifest: PathBuf) -> Result<bool, String> {
+    run(CheckArgs {
+        manifest,
+        component: None,
+        deny: Vec::new(),
+    })
+}
+
 pub fn run(args: CheckArgs) -> Result<bool, String> {
     for capability in &args.deny {
         if !matches!(capability.as_str(), "filesystem" | "network") {
@@ -124,6 +133,25 @@ pub fn run(args: CheckArgs) -> Result<bool, String> {
         Some(&policy),
     );
     findings.extend(more);
+    let mut ceilings = ceilings;
+    if let Some(analysis) = &analysis {
+        let trust = &policy.trust;
+        if let Err(reason) = crate::signing::decide_on(&analysis.signature, &analysis.sha256, trust)
+        {
+            findings.push(Finding {
+                severity: Severity::Problem,
+                file: analysis.path.clone(),
+                field: "signature".into(),
+                message: reason,
+                fix: "sign it with a key the policy lists (`octet-wasm sign COMPONENT --key KEY`), or add its publisher's key line to [trust] publishers".into(),
+            });
+        }
+        ceilings.extend(super::sign::report_lines(
+            &analysis.signature,
+            &analysis.sha256,
+            trust,
+        ));
+    }
     for finding in &findings {
         say(&finding.to_string());
     }

@@ -67,6 +67,8 @@ pub struct Analysis {
     pub reach: Reach,
     pub metadata: Option<Metadata>,
     pub description: Description,
+    /// What its signature section holds (`crate::signing`).
+    pub signature: crate::signing::Examination,
 }
 
 /// Loads, validates, links and describes `path`. Uses the compiled cache
@@ -140,6 +142,7 @@ pub fn analyze(path: &Path) -> anyhow::Result<Analysis> {
         exports,
         metadata,
         description,
+        signature: crate::signing::examine(&file.bytes),
     })
 }
 

@@ -24,12 +24,19 @@ pub fn run(args: InspectArgs) -> Result<(), String> {
     if args.json {
         let mut value = analysis_json(&analysis);
         value["limits"] = report::json(&limits.policy, &limits.outcome);
+        value["signature"] =
+            super::sign::report_json(&analysis.signature, &analysis.sha256, &limits.policy.trust);
         if let Some(problem) = &limits.problem {
             value["limits"]["policy_problem"] = problem.to_string().into();
         }
         say(&serde_json::to_string_pretty(&value).map_err(|err| err.to_string())?);
     } else {
         self::report(&analysis);
+        for line in
+            super::sign::report_lines(&analysis.signature, &analysis.sha256, &limits.policy.trust)
+        {
+            say(&line);
+        }
         say("");
         match &limits.problem {
             Some(problem) if problem.refuses_start() => say(&format!(

@@ -194,6 +194,14 @@ fn locate(bytes: &[u8]) -> anyhow::Result<Located> {
 /// `bytes` with `metadata` as its (only) metadata section, validated.
 pub fn embed(bytes: &[u8], metadata: &Metadata) -> anyhow::Result<Vec<u8>> {
     metadata.check().map_err(|err| anyhow::anyhow!("{err}"))?;
+    if !matches!(
+        crate::signing::examine(bytes),
+        crate::signing::Examination::Unsigned
+    ) {
+        bail!(
+            "the component is signed; embedding metadata would change signed sections and break the signature: embed the metadata first, then sign"
+        );
+    }
     validate(bytes)?;
     let mut out = bytes.to_vec();
     if let Some(section) = locate(bytes)?.section {
@@ -320,6 +328,11 @@ pub fn is_semver(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signatures_guard_the_metadata_section() {
+        assert!(crate::signing::verify::READ_BY_THE_SHIM.contains(&SECTION));
+    }
 
     /// The smallest component: the preamble of the component encoding.
     const EMPTY: &[u8] = b"\0asm\x0d\0\x01\0";

@@ -1,4 +1,4 @@
-//! Author tools: `new`, `sdk`, `inspect`, `manifest`, `check` and
+//! Author tools: `new`, `build`, `sdk`, `inspect`, `manifest`, `check` and
 //! `embed-metadata`. They run offline (no octet host, a guest sandbox with
 //! nothing in it) and reuse the shim's own rules (`protocol::imports::tools_catalog::definitions`,
 //! `protocol::initialize`), so what they accept is what `run` accepts.
@@ -8,6 +8,8 @@
 //! to stdout through [`say`].
 
 pub mod api_rules;
+pub mod build;
+mod build_steps;
 pub mod check;
 mod check_component;
 mod check_sections;
@@ -17,6 +19,7 @@ pub mod manifest;
 pub mod metadata;
 pub mod new;
 pub mod sdk;
+pub mod sign;
 
 use std::path::Path;
 
@@ -46,13 +49,14 @@ pub fn refuse_under_octet(command: &str) -> Result<(), String> {
     }
 }
 
-/// Prints one line of a command's output on stdout.
-#[allow(
-    clippy::print_stdout,
-    reason = "author tools print their report on stdout; they never serve the wire"
-)]
+/// Prints one line of a command's output on stdout. A reader that went
+/// away (`inspect | head`) ends the command quietly, as a pipe's SIGPIPE
+/// would, instead of a panic.
 pub fn say(line: &str) {
-    println!("{line}");
+    use std::io::Write;
+    if writeln!(std::io::stdout().lock(), "{line}").is_err() {
+        std::process::exit(0);
+    }
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it, so no

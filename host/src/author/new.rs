@@ -1,12 +1,12 @@
 //! `octet-wasm new --lang LANG NAME [--dir DIR]`: a working extension
 //! project from the templates in `host/templates/<lang>/` and the shared
 //! `host/templates/extension.toml.tmpl` (compiled into the binary): one
-//! `hello` tool, a `build` script writing `NAME.wasm` beside the manifest,
-//! a README and a .gitignore.
+//! `hello` tool, a `build` script that runs `octet-wasm build` (which
+//! writes `NAME.wasm` beside the manifest), a README and a .gitignore.
 //!
 //! No file of the project names the guest SDK's location, so the project
-//! builds wherever it moves: `./build` links `.octet-sdk` (ignored by git)
-//! to the root `octet-wasm sdk path` names at every build, and the sources
+//! builds wherever it moves: `octet-wasm build` links `.octet-sdk` (ignored
+//! by git) to the root `octet-wasm sdk path` names at every build, and the sources
 //! reach the SDK through that link (see [`super::sdk`]). `new` makes the
 //! link too, so an editor finds the SDK before the first build, and refuses
 //! to start when there is no SDK to link to. The binary's own path is never
@@ -54,12 +54,13 @@ macro_rules! template_file {
 
 /// A language's template: its sources (`project path => template file`
 /// under `templates/<lang>/`), then what every language has: an executable
-/// `build`, a README, a .gitignore and the shared extension.toml.
+/// `build` (the same for all: it calls `octet-wasm build`), a README, a
+/// .gitignore and the shared extension.toml.
 macro_rules! language {
     ($lang:literal: $($path:literal => $source:literal),+) => {
         &[
             $(template_file!($path, false, $lang, "/", $source),)+
-            template_file!("build", true, $lang, "/build.tmpl"),
+            template_file!("build", true, "build.tmpl"),
             template_file!("README.md", false, $lang, "/README.md.tmpl"),
             template_file!(".gitignore", false, $lang, "/gitignore.tmpl"),
             template_file!("extension.toml", false, "extension.toml.tmpl"),
@@ -142,7 +143,7 @@ pub fn run(args: NewArgs) -> Result<(), String> {
     std::os::unix::fs::symlink(&sdk, &link)
         .map_err(|err| format!("cannot link {} to {}: {err}", link.display(), sdk.display()))?;
     say(&format!(
-        "created {} ({} extension {}; {SDK_LINK} links to the SDK at {}, and ./build renews the link from `octet-wasm sdk path`)",
+        "created {} ({} extension {}; {SDK_LINK} links to the SDK at {}, and `octet-wasm build` renews the link from `octet-wasm sdk path`)",
         dir.display(),
         args.lang.dir_name(),
         args.name,
@@ -150,6 +151,12 @@ pub fn run(args: NewArgs) -> Result<(), String> {
     ));
     say(&format!("next: cd {} && ./build", dir.display()));
     Ok(())
+}
+
+/// The current scaffold's `./build` for a project named `name` (what
+/// `octet-wasm build --update` writes into an earlier scaffold's project).
+pub fn build_script(name: &str) -> String {
+    fill(include_str!("../../templates/build.tmpl"), name)
 }
 
 fn make_executable(path: &Path) -> Result<(), String> {

@@ -3,6 +3,7 @@
 //! line, column and key it is at ([`Invalid`]), because the shim refuses to
 //! start until it is fixed.
 
+use super::trust::TrustTable;
 use crate::protocol::deadlines::{NAMES, PerName};
 use crate::runtime::FsAccess;
 use serde::Deserialize;
@@ -138,6 +139,8 @@ struct File {
     deadlines: DeadlineTable,
     #[serde(default)]
     capabilities: CapabilityTable,
+    #[serde(default)]
+    trust: TrustTable,
     /// Keyed by the extension's name (`OCTET_EXTENSION_NAME`).
     #[serde(default)]
     extension: BTreeMap<String, Settings>,
@@ -157,6 +160,8 @@ pub struct Settings {
     pub deadlines: DeadlineTable,
     #[serde(default)]
     pub capabilities: CapabilityTable,
+    #[serde(default)]
+    pub trust: TrustTable,
     /// Only in an `[extension."<name>"]` table: the SHA-256 of the one
     /// component the table is for. The name comes from the bundle's own
     /// manifest, so without this any bundle can claim the table.
@@ -250,6 +255,7 @@ impl Settings {
                     .clone()
                     .or_else(|| self.capabilities.environment.clone()),
             },
+            trust: self.trust.overridden(&over.trust, over.sha256.is_some()),
             sha256: None,
         }
     }
@@ -281,7 +287,12 @@ impl Settings {
                 return Err((at(&["deadlines", name]), "must be at least 1 ms".into()));
             }
         }
-        Ok(())
+        self.trust.check().map_err(|(keys, message)| {
+            (
+                at(&keys.iter().map(String::as_str).collect::<Vec<_>>()),
+                message,
+            )
+        })
     }
 }
 
@@ -323,14 +334,16 @@ pub fn parse(
         let offset = offset_of(document, &keys);
         at(keys, offset, message)
     };
-    let top = Settings {
+    let mut top = Settings {
         memory_mib: file.memory_mib,
         fuel: file.fuel,
         receipts: file.receipts,
         deadlines: file.deadlines,
         capabilities: file.capabilities,
+        trust: file.trust,
         sha256: None,
     };
+    top.trust.locate("");
     top.check(&[]).map_err(invalid_value)?;
     for (name, settings) in &file.extension {
         settings
@@ -346,7 +359,13 @@ pub fn parse(
                     pinned: pin.clone(),
                 },
             )),
-            _ => Ok((top.overridden(own), Table::Applied)),
+            _ => {
+                let mut own = own.clone();
+                let name = extension.unwrap_or_default();
+                own.trust
+                    .locate(&format!("{}.", dotted(&["extension".into(), name.into()])));
+                Ok((top.overridden(&own), Table::Applied))
+            }
         },
     }
 }

@@ -58,6 +58,7 @@ pub mod clamp;
 mod file;
 mod format;
 pub mod report;
+mod trust;
 
 pub use ceilings::{BUILT_IN_MEMORY_MIB, Ceilings};
 pub use clamp::{Clamp, Origin};
@@ -88,6 +89,8 @@ pub struct Policy {
     pub table: Table,
     /// Values of the file lowered to the caps no policy can pass.
     pub notes: Vec<String>,
+    /// Whose signatures the user accepts, and whether one is required.
+    pub trust: crate::signing::TrustPolicy,
 }
 
 impl Policy {
@@ -97,6 +100,7 @@ impl Policy {
             file: None,
             table: Table::Absent,
             notes: Vec::new(),
+            trust: crate::signing::TrustPolicy::default(),
         }
     }
 
@@ -140,6 +144,28 @@ pub enum Problem {
     Refused { path: PathBuf, reason: String },
     /// The file is not a valid policy.
     Invalid { path: PathBuf, error: Invalid },
+}
+
+impl From<trust::FileProblem> for Problem {
+    /// A publishers file the policy names is as much the policy as the
+    /// policy file: the same refusals apply to it.
+    fn from(problem: trust::FileProblem) -> Problem {
+        match problem.invalid {
+            Some((line, message)) => Problem::Invalid {
+                path: problem.path,
+                error: Invalid {
+                    line,
+                    column: 1,
+                    key: Some("trust.publishers".into()),
+                    message,
+                },
+            },
+            None => Problem::Refused {
+                path: problem.path,
+                reason: problem.refused.unwrap_or_default(),
+            },
+        }
+    }
 }
 
 impl Problem {
@@ -206,12 +232,17 @@ pub fn load_from(
     };
     match format::parse(&text, extension, digest) {
         Ok((settings, table)) => {
+            let trust = match trust::resolve(&settings.trust, home) {
+                Ok(trust) => trust,
+                Err(problem) => return (Policy::built_in(), Some(Problem::from(problem))),
+            };
             let (ceilings, notes) = Ceilings::from_settings(&settings);
             let policy = Policy {
                 ceilings,
                 file: Some(path.to_owned()),
                 table,
                 notes,
+                trust,
             };
             (policy, None)
         }

@@ -64,9 +64,16 @@ struct State {
 /// `run` calls this when the user's policy says `receipts = true` for
 /// `extension` (octet's `OCTET_EXTENSION_NAME`, `None` when unset).
 /// Nothing is opened yet: that waits for the sandbox ([`start`]).
-pub fn want(extension: Option<&str>) {
+pub fn want(extension: Option<&str>, signer: Option<&crate::signing::Publisher>) {
     let _ = WANTED.set(writer::file_stem(extension.unwrap_or("")));
+    if let Some(signer) = signer {
+        let _ = SIGNER.set(signer.clone());
+    }
 }
+
+/// Who signed the component this process serves, when a signature covers
+/// it (`crate::signing`): the start line records it.
+static SIGNER: OnceLock<crate::signing::Publisher> = OnceLock::new();
 
 /// Opens this process's receipts file once the sandbox is known and
 /// before the guest serves any request; refuses, with a warning, when the
@@ -80,7 +87,7 @@ pub fn start(sandbox: &Sandbox) {
     let reach = crate::runtime::cache::Reach::from_env(true);
     match writer::Writer::open(extension, &reach, sandbox) {
         Ok(mut writer) => {
-            writer.line(&record::start_line(extension));
+            writer.line(&record::start_line(extension, SIGNER.get()));
             crate::log!(crate::log::Level::Info, "usage receipts on (the user's policy)",
                 "file" => writer.path().display().to_string());
             let active = Active {

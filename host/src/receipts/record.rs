@@ -122,10 +122,11 @@ pub fn unix_ms() -> u64 {
 }
 
 /// The first line of a file.
-pub fn start_line(extension: &str) -> String {
+pub fn start_line(extension: &str, signer: Option<&crate::signing::Publisher>) -> String {
     json!({
         "type": START,
         "extension": extension,
+        "signer": signer.map(|key| json!({"fingerprint": key.fingerprint(), "comment": key.comment})),
         "pid": std::process::id(),
         "at_ms": unix_ms(),
         "octet_wasm": env!("CARGO_PKG_VERSION"),
@@ -188,6 +189,20 @@ pub fn summary_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_start_line_names_the_signer() {
+        let signer = crate::signing::Publisher {
+            key: [9; 32],
+            comment: "alice@example".into(),
+        };
+        let line: serde_json::Value =
+            serde_json::from_str(&start_line("probe", Some(&signer))).unwrap();
+        assert_eq!(line["signer"]["fingerprint"], signer.fingerprint());
+        assert_eq!(line["signer"]["comment"], "alice@example");
+        let unsigned: serde_json::Value = serde_json::from_str(&start_line("probe", None)).unwrap();
+        assert_eq!(unsigned["signer"], serde_json::Value::Null);
+    }
 
     fn sample(outcome: Outcome) -> Request {
         Request {

@@ -314,7 +314,7 @@ mod tests {
     fn a_file_becomes_one_row_per_method_and_tool() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("probe-1.jsonl");
-        let mut text = record::start_line("probe") + "\n";
+        let mut text = record::start_line("probe", None) + "\n";
         for (wall, outcome) in [(1_000, "result"), (3_000, "error"), (2_000, "trap")] {
             text += &(request("tool/call", Some("echo"), wall, outcome) + "\n");
         }

@@ -22,6 +22,9 @@ component cannot do fails the build with the reason
 (:mod:`octet_guest.unavailable`).
 """
 
+#: The SDK's version (README, "Versions and compatibility").
+__version__ = "0.2.0"
+
 from .cancellation import CancellationToken, current_cancellation, current_request_id
 from .errors import REQUEST_CANCELLED, CancelledError
 from .extension import Extension
@@ -111,3 +114,11 @@ def __getattr__(name: str):
     # The SDK's names a component cannot have: importing one fails the
     # build with the reason.
     raise missing_name(__name__, name)
+
+
+def __getattr__(name: str):
+    """0.1's names (:mod:`octet_guest.deprecated`): each still works and
+    warns once at build time with its replacement."""
+    from .deprecated import lookup
+
+    return lookup(name)

@@ -77,6 +77,8 @@ class Extension(HostCalls, Services, Agents):
 
     def __init__(
         self,
+        legacy_name: Optional[str] = None,
+        /,
         *,
         api_version: Optional[str] = None,
         stdin: Any = None,
@@ -91,6 +93,10 @@ class Extension(HostCalls, Services, Agents):
         cancellation_grace: float = _GRACE,
         supported_features: Optional[Sequence[str]] = None,
     ) -> None:
+        if legacy_name is not None:
+            from .deprecated import warn
+
+            warn("Extension(name)", "Extension() (the manifest's name is the extension's)")
         # The manifest's version, as octet's environment would select it.
         manifest_api = runtime.build_fact("api_version")
         if api_version and manifest_api and api_version != manifest_api:
@@ -222,7 +228,8 @@ class Extension(HostCalls, Services, Agents):
 
     # --- registration -------------------------------------------------------
 
-    def tool(self, *, name: str, description: str, parameters: Optional[Mapping] = None,
+    def tool(self, legacy_name: Optional[str] = None, /, *, name: Optional[str] = None,
+             description: Optional[str] = None, parameters: Optional[Mapping] = None,
              output_schema: Optional[Mapping] = None, prompt_snippet: Optional[str] = None,
              prompt_guidelines: Optional[Sequence[str]] = None) -> Callable[[Handler], Handler]:
         """A model tool. ``prompt_snippet`` (a line for the system prompt's
@@ -230,6 +237,7 @@ class Extension(HostCalls, Services, Agents):
         are API 0.4's prompt metadata: each at most 1,024 UTF-8 bytes, LF
         and TAB the only control characters; they declare
         ``tool_prompt_metadata_v1``."""
+        name, description = _legacy_positional("tool", legacy_name, name, description)
         self._validate_name("tool", name)
         if not isinstance(description, str) or not description.strip():
             raise ValueError("tool description must be non-empty")
@@ -275,8 +283,10 @@ class Extension(HostCalls, Services, Agents):
 
         return decorate
 
-    def command(self, *, name: str, description: str,
+    def command(self, legacy_name: Optional[str] = None, /, *, name: Optional[str] = None,
+                description: Optional[str] = None,
                 usage: Optional[str] = None) -> Callable[[Handler], Handler]:
+        name, description = _legacy_positional("command", legacy_name, name, description)
         self._validate_name("command", name)
         if not isinstance(description, str) or not description.strip():
             raise ValueError("command description must be non-empty")
@@ -553,6 +563,23 @@ class Extension(HostCalls, Services, Agents):
         runtime.start_serving()
         for handler in self._init_handlers:
             self._invoke(handler)
+
+
+def _legacy_positional(kind: str, legacy_name: Optional[str], name: Optional[str],
+                       description: Optional[str]) -> tuple:
+    """0.1's ``@ext.tool("name", description=...)``: the name may come
+    first, positionally (deprecated); the description defaults to the name
+    there, as it did."""
+    if legacy_name is None:
+        if name is None or description is None:
+            raise TypeError(f"ext.{kind}() needs name= and description=")
+        return name, description
+    if name is not None:
+        raise TypeError(f"ext.{kind}() got the name twice")
+    from .deprecated import warn
+
+    warn(f'@ext.{kind}("name", ...)', f'@ext.{kind}(name="name", description=...)')
+    return legacy_name, description if description is not None else legacy_name
 
 
 def served_extension() -> Extension:
