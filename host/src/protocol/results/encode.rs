@@ -444,13 +444,19 @@ mod tests {
                 .0
                 .contains("limit is 256")
         );
-        assert!(tool_result(ApiVersion::V0_2, &PLAIN, result(vec![])).is_err());
+        let err = tool_result(ApiVersion::V0_2, &PLAIN, result(vec![]))
+            .unwrap_err()
+            .0;
+        assert!(err.contains("content is empty"), "{err}");
         let image = ContentPart::Image(ImagePart {
             artifact_id: "a".into(),
             mime_type: "image/png".into(),
             alt: None,
         });
-        assert!(tool_result(ApiVersion::V0_2, &PLAIN, result(vec![image])).is_err());
+        let err = tool_result(ApiVersion::V0_2, &PLAIN, result(vec![image]))
+            .unwrap_err()
+            .0;
+        assert!(err.contains("has no text part"), "{err}");
     }
 
     #[test]
@@ -471,11 +477,16 @@ mod tests {
         );
         let mut bad = result(vec![text("x")]);
         bad.structured_content = Some(r#"{"n":"one"}"#.into());
-        assert!(tool_result(ApiVersion::V0_2, &shape, bad).is_err());
-        assert!(tool_result(ApiVersion::V0_2, &shape, result(vec![text("x")])).is_err());
+        let err = tool_result(ApiVersion::V0_2, &shape, bad).unwrap_err().0;
+        assert!(err.contains("does not match the output_schema"), "{err}");
+        let err = tool_result(ApiVersion::V0_2, &shape, result(vec![text("x")]))
+            .unwrap_err()
+            .0;
+        assert!(err.contains("returned no structured_content"), "{err}");
         let mut stray = result(vec![text("x")]);
         stray.structured_content = Some("{}".into());
-        assert!(tool_result(ApiVersion::V0_2, &PLAIN, stray).is_err());
+        let err = tool_result(ApiVersion::V0_2, &PLAIN, stray).unwrap_err().0;
+        assert!(err.contains("declares no output_schema"), "{err}");
     }
 
     #[test]
@@ -488,8 +499,10 @@ mod tests {
             segments(&[seg("a\tb\n")]).unwrap().to_string(),
             r#"{"segments":[{"text":"a\tb\n","style_role":null}]}"#
         );
-        assert!(segments(&[seg("\u{1b}[31m")]).is_err());
-        assert!(segments(&vec![seg("x"); MAX_SEGMENTS + 1]).is_err());
+        let err = segments(&[seg("\u{1b}[31m")]).unwrap_err().0;
+        assert!(err.contains("contains a control character"), "{err}");
+        let err = segments(&vec![seg("x"); MAX_SEGMENTS + 1]).unwrap_err().0;
+        assert!(err.contains("the limit is 128"), "{err}");
     }
 
     #[test]

@@ -222,7 +222,8 @@ mod tests {
     fn provider_payload_is_an_object_or_array_within_768_kib() {
         let mut r = result();
         r.provider_payload = Some("\"text\"".into());
-        assert!(extras("before_provider_request", &r).is_err());
+        let err = extras("before_provider_request", &r).unwrap_err().0;
+        assert!(err.contains("must be a JSON object or array"), "{err}");
         r.provider_payload = Some(format!("[\"{}\"]", "x".repeat(768 * 1024)));
         assert!(
             extras("before_provider_request", &r)
@@ -231,6 +232,7 @@ mod tests {
                 .contains("768 KiB")
         );
         r.provider_payload = Some("{not json".into());
-        assert!(extras("before_provider_request", &r).is_err());
+        let err = extras("before_provider_request", &r).unwrap_err().0;
+        assert!(err.contains("is not valid JSON"), "{err}");
     }
 }
