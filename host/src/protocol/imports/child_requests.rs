@@ -37,7 +37,7 @@ pub const MAX_INTERACTIVE: usize = 8;
 #[derive(Debug)]
 pub enum ChildError {
     /// The parent request was cancelled, or the host abandoned the child.
-    Cancelled(String),
+    Cancelled,
     /// The host answered with an error.
     Rpc(RpcError),
     /// The request could not be written (too large, ids exhausted, stdout
@@ -97,11 +97,9 @@ impl ChildRequests {
         cancel: &CancelToken,
         issued: impl FnOnce(&ChildId),
     ) -> Result<Value, ChildError> {
-        let cancelled =
-            || ChildError::Cancelled(cancel.reason().unwrap_or_else(|| "cancelled".into()));
         let _permit = tokio::select! {
             permit = self.interactive.acquire() => permit.map_err(|_| ChildError::Refused("the shim is shutting down".into()))?,
-            () = cancel.cancelled() => return Err(cancelled()),
+            () = cancel.cancelled() => return Err(ChildError::Cancelled),
         };
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         if number > MAX_CHILD_IDS {
@@ -128,7 +126,7 @@ impl ChildRequests {
                     let reason = cancel.reason().unwrap_or_else(|| "parent_cancelled".into());
                     let _ = writer.send(encode_notification("$/cancelRequest", &json!({ "id": id, "reason": reason }))).await;
                 }
-                Err(cancelled())
+                Err(ChildError::Cancelled)
             }
         }
     }
@@ -153,10 +151,10 @@ impl ChildRequests {
 
     /// The host abandoned a child (`$/cancelRequest` with our id). Returns
     /// whether the id was ours and pending.
-    pub fn abandon(&self, id: &ChildId, reason: &str) -> bool {
+    pub fn abandon(&self, id: &ChildId) -> bool {
         match self.lock().remove(id) {
             Some(waiter) => {
-                let _ = waiter.send(Err(ChildError::Cancelled(reason.to_owned())));
+                let _ = waiter.send(Err(ChildError::Cancelled));
                 true
             }
             None => false,

@@ -79,7 +79,7 @@ pub fn active_parent(
 /// own error, a cancellation, or why it was never sent.
 pub fn child_error(method: &str, error: ChildError) -> GuestError {
     match error {
-        ChildError::Cancelled(_) => GuestError::Cancelled,
+        ChildError::Cancelled => GuestError::Cancelled,
         ChildError::Rpc(error) => GuestError::Rpc(GuestRpcError {
             code: i32::try_from(error.code).unwrap_or(ErrorCode::InternalError.guest_code()),
             message: error.message,

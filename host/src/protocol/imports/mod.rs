@@ -7,16 +7,16 @@
 //! the checks they share; [`state`] and [`tools_catalog::snapshots`] the
 //! per-generation state the session keeps for them.
 
-pub mod agents;
-pub mod artifacts;
+pub(crate) mod agents;
+pub(crate) mod artifacts;
 pub(crate) mod bridge;
-pub mod child_requests;
-pub mod composition;
-pub mod gate;
+pub(crate) mod child_requests;
+pub(crate) mod composition;
+pub(crate) mod gate;
 pub mod notices;
-pub mod policy;
-pub mod presentation;
+pub(crate) mod policy;
+pub(crate) mod presentation;
 pub(crate) mod presentation_schema;
-pub mod secrets;
-pub mod state;
-pub mod tools_catalog;
+pub(crate) mod secrets;
+pub(crate) mod state;
+pub(crate) mod tools_catalog;

@@ -11,4 +11,4 @@ pub mod server;
 pub(crate) mod session;
 pub(crate) mod shutdown;
 pub mod tool_call_text;
-pub mod work;
+pub(crate) mod work;

@@ -344,19 +344,14 @@ async fn cancel_request(session: &Arc<Session>, params: &Value) {
                         .await
                 }
                 None => {
-                    if !session
-                        .child_requests
-                        .abandon(&ChildId::Number(id), &reason)
-                    {
+                    if !session.child_requests.abandon(&ChildId::Number(id)) {
                         crate::log!(Level::Debug, "cancellation for an unknown or settled request ignored", "request_id" => id);
                     }
                 }
             }
         }
         Some(Value::String(text)) => {
-            session
-                .child_requests
-                .abandon(&ChildId::Text(text.clone()), &reason);
+            session.child_requests.abandon(&ChildId::Text(text.clone()));
         }
         _ => crate::log!(Level::Warning, "$/cancelRequest without a valid id ignored"),
     }

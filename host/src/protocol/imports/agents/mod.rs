@@ -10,7 +10,7 @@
 //! reaches the guest unchanged; a malformed answer is a failure naming the
 //! method.
 
-pub mod wire;
+pub(crate) mod wire;
 
 use super::gate::{self, active_parent, bound};
 use crate::protocol::requests::request_state::RequestState;

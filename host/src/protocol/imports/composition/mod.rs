@@ -17,9 +17,9 @@
 //! A call started with `start-call` asks for octet's partial results
 //! (`updates: true`); [`updates`] routes them to it.
 
-pub mod sidecar;
-pub mod state;
-pub mod updates;
+pub(crate) mod sidecar;
+pub(crate) mod state;
+pub(crate) mod updates;
 
 pub use state::MAX_CALLS;
 

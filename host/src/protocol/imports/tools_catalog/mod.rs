@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 
 pub(crate) mod definitions;
 pub(crate) mod prompt;
-pub mod snapshots;
+pub(crate) mod snapshots;
 
 /// Definitions in one `tools/register` / names in one `tools/unregister`
 /// (docs/services.md#catalog-checks).
