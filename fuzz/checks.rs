@@ -4,7 +4,7 @@
 //!
 //! Each check panics on a violated property; any input is allowed.
 
-use octet_wasm::protocol::initialize::check_params;
+use octet_wasm::protocol::handshake::initialize::check_params;
 use octet_wasm::wire::frame::{Frame, FrameReader};
 use octet_wasm::wire::message::{Inbound, Rejection, classify, encode_response, parse_line};
 use serde_json::Value;

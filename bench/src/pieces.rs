@@ -9,15 +9,15 @@
 //!   (`protocol::tool_call_text::read`: name, arguments and context in place);
 //! - `guest`: one `call_tool` into the guest (wasmtime's call, the
 //!   canonical ABI both ways, the guest SDK's own work), as the lanes make it;
-//! - `result`: the guest's result as a wire frame (`results::tool_result`,
+//! - `result`: the guest's result as a wire frame (`results::encode::tool_result`,
 //!   `encode_response`, the frame guard);
 //! - `hash`: wall time of the shim's SHA-256 over the files named in
 //!   `OCTET_WASM_BENCH_HASH` (a warm start's hashing passes).
 
 use octet_wasm::cancel::CancelToken;
-use octet_wasm::protocol::api_version::ApiVersion;
-use octet_wasm::protocol::results::{ToolShape, tool_result};
-use octet_wasm::protocol::tool_call_text;
+use octet_wasm::protocol::handshake::api_version::ApiVersion;
+use octet_wasm::protocol::requests::tool_call_text;
+use octet_wasm::protocol::results::encode::{ToolShape, tool_result};
 use octet_wasm::runtime::offline::Offline;
 use octet_wasm::runtime::types::{CallContext, ContentPart, ToolCall, ToolResult};
 use octet_wasm::runtime::{FsAccess, Limits, Runtime, Sandbox};

@@ -24,6 +24,7 @@ mod composition;
 pub mod record;
 pub mod replay;
 mod services;
+mod transcript;
 mod wire;
 
 pub use args::DemoArgs;
@@ -36,6 +37,7 @@ use services::LocalHost;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use toml::Table;
+use transcript::{heading, say};
 use wire::Wire;
 
 /// What the demo needs from `extension.toml`.
@@ -167,8 +169,6 @@ impl Manifest {
         params
     }
 }
-
-const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Plays the session; `Err` when the extension misbehaves.
 pub fn run(args: &DemoArgs) -> anyhow::Result<()> {
@@ -407,19 +407,6 @@ pub(crate) fn scratch_dir(what: &str) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     dir.canonicalize()
         .with_context(|| format!("cannot resolve {}", dir.display()))
-}
-
-#[allow(
-    clippy::print_stdout,
-    reason = "the demo's output is the transcript itself"
-)]
-pub(crate) fn say(line: &str) {
-    println!("{line}");
-}
-
-pub(crate) fn heading(text: &str) {
-    say("");
-    say(&format!("== {text}"));
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use octet_wasm::author::metadata::DefaultLimits;
 use octet_wasm::log::{self, Level};
 use octet_wasm::policy::report::{Outcome, Requests};
 use octet_wasm::policy::{self, Policy};
-use octet_wasm::protocol::server::{self, Options};
+use octet_wasm::protocol::requests::server::{self, Options};
 use octet_wasm::run_args::{CompileArgs, RunArgs, RuntimeArgs};
 use octet_wasm::runtime::cache::Cache;
 use octet_wasm::runtime::component_file::read_hashed;
@@ -205,7 +205,7 @@ fn receipts(args: &ReceiptsArgs) -> Result<(), String> {
 }
 
 /// Polls between timer/I/O checks on the shim's runtimes (see `run`).
-const EVENT_INTERVAL: u32 = octet_wasm::protocol::lanes::EVENT_INTERVAL;
+const EVENT_INTERVAL: u32 = octet_wasm::protocol::requests::lanes::EVENT_INTERVAL;
 
 fn resolve(component: &Path) -> PathBuf {
     if component.is_absolute() {
@@ -411,7 +411,7 @@ fn serve(
     // (tokio's default: 61) would delay deadlines and cancellations by up
     // to 610 ms, so the runtime looks at them every other poll.
     let mut builder = tokio::runtime::Builder::new_current_thread();
-    octet_wasm::protocol::lanes::cap_blocking_threads(&mut builder, "protocol", 0);
+    octet_wasm::protocol::requests::lanes::cap_blocking_threads(&mut builder, "protocol", 0);
     let runtime = match builder.enable_all().event_interval(EVENT_INTERVAL).build() {
         Ok(runtime) => runtime,
         Err(err) => return fail(&format!("cannot start the async runtime: {err}")),

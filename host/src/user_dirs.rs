@@ -24,8 +24,7 @@ pub fn home_dir() -> Option<PathBuf> {
 }
 
 fn look_up_home() -> Option<PathBuf> {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::geteuid() };
+    let uid = rustix::process::geteuid().as_raw();
     match crate::user_db::home(uid) {
         Ok(Some((home, _))) => Some(home),
         Ok(None) => {

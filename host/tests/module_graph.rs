@@ -2,11 +2,15 @@
 //! lower layers import nothing above them (README.md#layout).
 //!
 //! A module depends on another when its non-test code names it through a
-//! path: a `use` tree or any path in an item (`crate::…`, `super::…`,
-//! `self::…`, or a child module's name). A module naming one of its own
-//! ancestors is not an edge: the ancestor is the room it sits in, and
-//! parents re-export their children. `#[cfg(test)]` modules are left out
-//! (tests reach across layers on purpose).
+//! path: a `use` tree, any path in an item (`crate::…`, `super::…`,
+//! `self::…`, or a child module's name) or an intra-doc link in its docs
+//! (`[`super::x`]`, `[text](crate::x::Y)`: a reader following it leaves
+//! the module as surely as a call does). A child naming its parent is an
+//! edge like any other, so a parent that re-exports or calls its children
+//! and a child that reaches back through `super::` form a cycle: a module
+//! root that holds logic its children need is the cycle this test exists
+//! to catch. `#[cfg(test)]` modules are left out (tests reach across
+//! layers on purpose).
 //!
 //! The walk parses the source with `syn` rather than matching text, so a
 //! grouped `use a::{b, c::{d}}`, a path in an expression and a `#[path]`
@@ -33,6 +37,8 @@ const LAYERS: &[(&str, &[&str])] = &[
 struct Module {
     file: PathBuf,
     children: BTreeSet<String>,
+    /// The module's inner attributes (its `//!` docs).
+    docs: Vec<syn::Attribute>,
 }
 
 /// Every module of the crate rooted at `lib`, with the items of each.
@@ -45,6 +51,7 @@ fn modules(lib: &Path) -> (BTreeMap<String, Module>, BTreeMap<String, Vec<syn::I
         String::new(),
         lib,
         &dir,
+        file.attrs,
         file.items,
         &mut modules,
         &mut items,
@@ -86,6 +93,7 @@ fn collect(
     name: String,
     file: &Path,
     dir: &Path,
+    docs: Vec<syn::Attribute>,
     body: Vec<syn::Item>,
     modules: &mut BTreeMap<String, Module>,
     items: &mut BTreeMap<String, Vec<syn::Item>>,
@@ -108,6 +116,7 @@ fn collect(
                 full,
                 file,
                 &dir.join(&child),
+                module.attrs.clone(),
                 inline.clone(),
                 modules,
                 items,
@@ -121,7 +130,15 @@ fn collect(
                     None => (dir.join(&child).join("mod.rs"), dir.join(&child)),
                 };
                 let parsed = parse(&child_file);
-                collect(full, &child_file, &child_dir, parsed.items, modules, items);
+                collect(
+                    full,
+                    &child_file,
+                    &child_dir,
+                    parsed.attrs,
+                    parsed.items,
+                    modules,
+                    items,
+                );
             }
         }
     }
@@ -130,6 +147,7 @@ fn collect(
         Module {
             file: file.to_path_buf(),
             children,
+            docs,
         },
     );
     items.insert(name, kept);
@@ -180,7 +198,51 @@ impl Paths {
     }
 }
 
+impl Paths {
+    /// The intra-doc links of one doc line: the target of `[text](path)`
+    /// and a bracketed code path `[`a::b`]`, when they are Rust paths.
+    fn doc_links(&mut self, text: &str) {
+        let mut rest = text;
+        while let Some(open) = rest.find('[') {
+            rest = &rest[open + 1..];
+            let Some(close) = rest.find(']') else { break };
+            let label = &rest[..close];
+            let after = &rest[close + 1..];
+            let target = match after.strip_prefix('(') {
+                Some(link) => link.split(')').next().unwrap_or(""),
+                None => label.trim_matches('`'),
+            };
+            if target.contains("::")
+                && target
+                    .split("::")
+                    .all(|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_'))
+            {
+                self.0.push(target.split("::").map(str::to_owned).collect());
+            }
+            rest = after;
+        }
+    }
+
+    fn docs(&mut self, attrs: &[syn::Attribute]) {
+        for attr in attrs {
+            if let syn::Meta::NameValue(nv) = &attr.meta
+                && nv.path.is_ident("doc")
+                && let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(text),
+                    ..
+                }) = &nv.value
+            {
+                self.doc_links(&text.value());
+            }
+        }
+    }
+}
+
 impl<'ast> Visit<'ast> for Paths {
+    fn visit_attribute(&mut self, attr: &'ast syn::Attribute) {
+        self.docs(std::slice::from_ref(attr));
+    }
+
     fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
         self.use_tree(&mut Vec::new(), &item.tree);
     }
@@ -193,6 +255,10 @@ impl<'ast> Visit<'ast> for Paths {
                 .collect(),
         );
         syn::visit::visit_path(self, path);
+    }
+
+    fn visit_visibility(&mut self, _: &'ast syn::Visibility) {
+        // `pub(super)` names who may see an item, not what it uses.
     }
 
     fn visit_item_mod(&mut self, _: &'ast syn::ItemMod) {
@@ -242,10 +308,6 @@ fn resolve(modules: &BTreeMap<String, Module>, module: &str, path: &[String]) ->
     found.or_else(|| (!base.is_empty()).then_some(base))
 }
 
-fn is_within(module: &str, ancestor: &str) -> bool {
-    module == ancestor || module.starts_with(&format!("{ancestor}::"))
-}
-
 /// module → the modules it names, each with one path that names it.
 fn graph(
     lib: &Path,
@@ -257,6 +319,7 @@ fn graph(
     let mut graph = BTreeMap::new();
     for (module, items) in &items {
         let mut paths = Paths::default();
+        paths.docs(&modules[module].docs);
         for item in items {
             if let syn::Item::Fn(f) = item
                 && is_test_only(&f.attrs)
@@ -270,7 +333,7 @@ fn graph(
             let Some(target) = resolve(&modules, module, path) else {
                 continue;
             };
-            if target.is_empty() || is_within(module, &target) {
+            if target.is_empty() || target == *module {
                 continue;
             }
             edges.entry(target).or_insert_with(|| path.join("::"));
@@ -399,19 +462,58 @@ fn lower_layers_import_nothing_above_them() {
     );
 }
 
+/// Writes a crate of `(path, text)` files into a fresh directory.
+fn fixture(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
 #[test]
-fn the_walk_sees_grouped_uses_child_paths_and_path_attributes() {
-    let (graph, modules) = graph(&lib());
-    // `#[path = "initialize_tests.rs"]` is a test module: not walked.
-    assert!(!modules.contains_key("protocol::initialize::tests"));
-    assert!(modules.contains_key("protocol::initialize"));
-    // A grouped `use super::{Bridge, v0_2, v0_4}` in runtime::versions.
-    assert!(graph["runtime::versions"].contains_key("runtime::v0_2"));
-    // A child named without `self::` (`pub use state::…` in composition).
-    assert!(
-        graph["protocol::imports::composition"]
-            .contains_key("protocol::imports::composition::state")
+fn the_walk_sees_grouped_uses_child_paths_parents_doc_links_and_path_attributes() {
+    let dir = fixture(&[
+        (
+            "lib.rs",
+            "mod a;\nmod b;\nmod c;\n#[path = \"d_impl.rs\"]\nmod d;\n\
+             #[cfg(test)]\n#[path = \"a_tests.rs\"]\nmod a_tests;\n",
+        ),
+        (
+            "a.rs",
+            "use crate::{b, c::{inner}};\npub mod child;\npub fn f() { child::g() }\n",
+        ),
+        ("a/child.rs", "pub fn g() { super::f() }\n"),
+        ("b.rs", "pub struct Y;\npub mod shown;\n"),
+        (
+            "b/shown.rs",
+            "pub(super) struct Z;\npub(in crate::b) struct W;\n",
+        ),
+        ("c.rs", "//! Read with [`crate::d::X`].\npub mod inner {}\n"),
+        (
+            "d_impl.rs",
+            "/// Like [the other](crate::b::Y).\npub struct X;\n",
+        ),
+        ("a_tests.rs", "use crate::c;\n"),
+    ]);
+    let (graph, modules) = graph(&dir.path().join("lib.rs"));
+    let edges = |from: &str| -> Vec<&str> { graph[from].keys().map(String::as_str).collect() };
+    // `#[path]` is followed; a `#[cfg(test)]` module is not walked.
+    assert!(modules["d"].file.ends_with("d_impl.rs"));
+    assert!(!modules.contains_key("a_tests"));
+    // A grouped `use`, a child named without `self::`, an expression path.
+    assert_eq!(edges("a"), ["a::child", "b", "c::inner"]);
+    // A child naming its parent is an edge.
+    assert_eq!(edges("a::child"), ["a"]);
+    // A visibility is not a use.
+    assert!(edges("b::shown").is_empty());
+    // Intra-doc links count: a module's `//!` docs and an item's `///`.
+    assert_eq!(edges("c"), ["d"]);
+    assert_eq!(edges("d"), ["b"]);
+    assert_eq!(
+        cycles(&graph),
+        [vec!["a".to_owned(), "a::child".to_owned()]]
     );
-    // And a known cross-layer edge through `crate::`.
-    assert!(graph["protocol::server"].contains_key("runtime"));
 }

@@ -12,11 +12,11 @@
 
 use crate::support::{LOG_TIMEOUT, Shim, expect_error, expect_result, tool_text};
 use octet_hostsim::{ApiVersion, FrameKind, Reply, StderrLine};
-use octet_wasm::protocol::notices::{
+use octet_wasm::protocol::imports::notices::{
     MAX_NOTICE_BYTES_PER_REQUEST, MAX_NOTICES_PER_REQUEST, NOTICE_BURST_BYTES,
     NOTICE_BYTES_PER_SECOND, NOTICES_PER_SECOND,
 };
-use octet_wasm::protocol::provider_headers::MAX_HEADER_VALUES;
+use octet_wasm::protocol::results::provider_headers::MAX_HEADER_VALUES;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 

@@ -9,7 +9,7 @@
 
 use crate::support::{EXIT_AFTER_EOF, Shim, expect_error, expect_result, probe_manifest};
 use octet_hostsim::ApiVersion;
-use octet_wasm::protocol::lanes::MAX_BLOCKING_THREADS;
+use octet_wasm::protocol::requests::lanes::MAX_BLOCKING_THREADS;
 use serde_json::json;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;

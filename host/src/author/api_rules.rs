@@ -4,9 +4,9 @@
 //! and `inspect` judge by them, so they live apart from all three.
 
 use super::component::Analysis;
-use crate::protocol::api_version::ApiVersion;
+use crate::protocol::handshake::api_version::ApiVersion;
 
-use crate::protocol::hook::{self, Hook};
+use crate::protocol::handshake::hook::{self, Hook};
 
 /// The 0.2-only things a guest uses, for messages.
 pub fn uses_v0_2(description: &crate::runtime::types::Description) -> Vec<String> {
@@ -39,7 +39,7 @@ pub fn uses_v0_2(description: &crate::runtime::types::Description) -> Vec<String
 /// What is wrong with declaring `hook` in a manifest of `api` (`None`: the
 /// version is unknown), as the message and the fix; `None` when nothing is.
 pub fn hook_problem(api: Option<ApiVersion>, hook: &str) -> Option<(String, String)> {
-    use crate::protocol::features;
+    use crate::protocol::handshake::features;
     let names = |hooks: &[Hook]| {
         hooks
             .iter()
@@ -127,18 +127,18 @@ pub fn uses_v0_4(description: &crate::runtime::types::Description) -> (Vec<Strin
     let mut others: Vec<String> = description
         .tools
         .iter()
-        .filter(|tool| crate::protocol::prompt::has(tool))
+        .filter(|tool| crate::protocol::imports::tools_catalog::prompt::has(tool))
         .map(|tool| format!("prompt metadata on tool {}", tool.name))
         .collect();
     let metadata_named = !others.is_empty();
     for feature in &description.features {
         // The metadata itself is the clearer name for its feature.
         if metadata_named
-            && feature == crate::protocol::feature::Feature::ToolPromptMetadata.as_str()
+            && feature == crate::protocol::handshake::feature::Feature::ToolPromptMetadata.as_str()
         {
             continue;
         }
-        if crate::protocol::features::V0_4_ONLY.contains(&feature.as_str()) {
+        if crate::protocol::handshake::features::V0_4_ONLY.contains(&feature.as_str()) {
             others.push(format!("feature {feature}"));
         }
     }

@@ -1,4 +1,4 @@
-//! The toolchain steps of `octet-wasm build` (see [`super::build`]), one
+//! The toolchain steps of `octet-wasm build` (see `super::build`), one
 //! function per language. Each installs what is missing, announcing it
 //! first, and leaves its build output in the project's `target/`.
 

@@ -5,7 +5,7 @@
 //! Problems (exit status 1) are what octet or the shim refuses: a manifest
 //! octet rejects (unknown keys, bad values, hooks the version does not
 //! allow), an `initialize` octet-wasm answers with an error (tool or command
-//! sets, the definition rules of `protocol::catalog`), a pinned digest that
+//! sets, the definition rules of `protocol::imports::tools_catalog::definitions`), a pinned digest that
 //! does not match. Warnings are what works but is probably a mistake (a hook
 //! the guest handles that the manifest never declares, so octet never calls
 //! it). Notes are facts worth knowing that need no change: an import the
@@ -19,7 +19,7 @@ use super::metadata::is_semver;
 use super::say;
 use crate::policy::report::{self, Requests};
 use crate::policy::{Origin, Policy, Problem as PolicyProblem};
-use crate::protocol::api_version::ApiVersion;
+use crate::protocol::handshake::api_version::ApiVersion;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use toml::Table;

@@ -5,9 +5,9 @@
 use super::api_rules::uses_v0_2;
 use super::check::{Checker, Declared};
 use super::component::{Analysis, Reach};
-use crate::protocol::api_version::ApiVersion;
-use crate::protocol::catalog;
-use crate::protocol::initialize;
+use crate::protocol::handshake::api_version::ApiVersion;
+use crate::protocol::handshake::initialize;
+use crate::protocol::imports::tools_catalog::definitions;
 use serde_json::json;
 
 impl Checker {
@@ -53,7 +53,7 @@ impl Checker {
             }
         }
         let Some(api) = declared.api else { return };
-        if let Err(err) = catalog::build(api, d) {
+        if let Err(err) = definitions::build(api, d) {
             self.problem(
                 "component",
                 format!("octet-wasm refuses the guest's definitions at initialize: {err}"),

@@ -4,8 +4,8 @@
 //! serves.
 
 use super::check::{Checker, Declared, field};
-use crate::protocol::api_version::ApiVersion;
-use crate::protocol::catalog::is_identifier;
+use crate::protocol::handshake::api_version::ApiVersion;
+use crate::protocol::imports::tools_catalog::definitions::is_identifier;
 use crate::run_args::{EntrypointError, RunArgs, check_sha256};
 use std::path::Path;
 use toml::Table;

@@ -166,7 +166,7 @@ fn interface_names(
 pub fn lifecycle_names(kinds: &[LifecycleKind]) -> Vec<&'static str> {
     kinds
         .iter()
-        .map(|k| crate::protocol::initialize::lifecycle_method(*k))
+        .map(|k| crate::protocol::handshake::initialize::lifecycle_method(*k))
         .collect()
 }
 

@@ -1,6 +1,6 @@
 //! Author tools: `new`, `build`, `sdk`, `inspect`, `manifest`, `check` and
 //! `embed-metadata`. They run offline (no octet host, a guest sandbox with
-//! nothing in it) and reuse the shim's own rules (`protocol::catalog`,
+//! nothing in it) and reuse the shim's own rules (`protocol::imports::tools_catalog::definitions`,
 //! `protocol::initialize`), so what they accept is what `run` accepts.
 //!
 //! Each command is one file holding its clap arguments and a function

@@ -21,7 +21,8 @@
 //! uses its content does not.
 
 use super::record::{From, Recording, rebase_paths};
-use super::{heading, say, scratch_dir};
+use super::scratch_dir;
+use super::transcript::{heading, say};
 use anyhow::Context as _;
 use octet_hostsim::{ApiVersion, Frame, Launch, Session, SimError};
 use serde_json::Value;

@@ -5,10 +5,13 @@
 
 use super::record::{self, Recorder};
 use super::services::LocalHost;
-use super::{TIMEOUT, say};
+use super::transcript::say;
 use octet_hostsim::{Frame, FrameKind, Session, SimError};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
+
+/// How long the demo waits for any one answer of the extension.
+const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A warning that carries the reason of an error answered without one;
 /// otherwise the reason is the first new error record with an `error`

@@ -4,10 +4,11 @@
 //! one is lowered to the ceiling, with a record naming the ceiling, the
 //! request and the policy key that raises it.
 
-use super::{Ceilings, POLICY_FILE};
+use super::ceilings::Ceilings;
 use crate::protocol::deadlines::{self, Deadlines};
 use crate::runtime::Limits;
 use crate::runtime::limits::{MemoryBudget, Origins, SetBy};
+use crate::user_dirs::POLICY_FILE;
 use std::fmt;
 
 /// Where an extension's request came from.

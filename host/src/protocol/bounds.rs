@@ -139,6 +139,7 @@ mod tests {
             "x is nested deeper than 32 levels"
         );
         assert!(check_json(&json!([[[1]]]), &SMALL).is_ok());
-        assert!(check_json(&json!([[[[1]]]]), &SMALL).is_err());
+        let err = check_json(&json!([[[[1]]]]), &SMALL).unwrap_err();
+        assert!(err.contains("nested deeper than 3 levels"), "{err}");
     }
 }

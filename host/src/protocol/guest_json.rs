@@ -97,7 +97,13 @@ mod tests {
             );
         }
         // Arrays count like objects; brackets in strings do not.
-        assert!(parse(&format!("{}{}", "[".repeat(65), "]".repeat(65)), "x").is_err());
+        assert!(matches!(
+            parse(&format!("{}{}", "[".repeat(65), "]".repeat(65)), "x"),
+            Err(GuestJsonError::TooDeep {
+                limit: MAX_GUEST_JSON_DEPTH,
+                ..
+            })
+        ));
         assert!(parse(&format!("[\"{}\"]", "[".repeat(500)), "x").is_ok());
     }
 
@@ -114,7 +120,13 @@ mod tests {
             "metadata is nested deeper than 32 levels"
         );
         // A looser bound than the guest-wide one is capped.
-        assert!(parse_within(&nested(65), "x", 1_000).is_err());
+        assert!(matches!(
+            parse_within(&nested(65), "x", 1_000),
+            Err(GuestJsonError::TooDeep {
+                limit: MAX_GUEST_JSON_DEPTH,
+                ..
+            })
+        ));
     }
 
     /// Numbers and strings the host could not read back are refused here;

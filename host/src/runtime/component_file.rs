@@ -14,6 +14,7 @@ use super::cache::ComponentDigest;
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{self, Read};
+use std::mem::MaybeUninit;
 use std::path::Path;
 use std::sync::mpsc;
 
@@ -85,24 +86,29 @@ fn read_beside_hasher(file: &mut File, bytes: &mut Vec<u8>) -> io::Result<Sha256
             sha
         });
         let mut filled = 0;
-        let outcome = loop {
+        let outcome: io::Result<usize> = loop {
             if filled == capacity {
                 break Ok(filled);
             }
             let want = CHUNK.min(capacity - filled);
             // SAFETY: `[filled, filled + want)` lies in the allocation's
             // spare capacity, which nothing else reads or writes until
-            // `filled` is sent past it.
-            let spare = unsafe { std::slice::from_raw_parts_mut((base + filled) as *mut u8, want) };
-            match file.read(spare) {
-                Ok(0) => break Ok(filled),
-                Ok(n) => {
-                    filled += n;
+            // `filled` is sent past it. It is uninitialised, so it is
+            // borrowed as `MaybeUninit` (a `&mut [u8]` over it would be
+            // undefined behaviour) and filled by `rustix::io::read`, which
+            // writes without reading.
+            let spare = unsafe {
+                std::slice::from_raw_parts_mut((base + filled) as *mut MaybeUninit<u8>, want)
+            };
+            match rustix::io::read(&*file, spare) {
+                Ok(([], _)) => break Ok(filled),
+                Ok((read, _)) => {
+                    filled += read.len();
                     // The hasher ends only when this sender is dropped.
                     let _ = filled_tx.send(filled);
                 }
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                Err(err) => break Err(err),
+                Err(rustix::io::Errno::INTR) => {}
+                Err(err) => break Err(err.into()),
             }
         };
         drop(filled_tx);

@@ -1,6 +1,6 @@
 //! The wasmtime engine, built once per process, and its epoch ticker.
 
-use super::Limits;
+use super::limits::Limits;
 use std::time::Duration;
 use wasmtime::{Config, Engine, InstanceAllocationStrategy};
 

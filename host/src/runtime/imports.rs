@@ -3,7 +3,7 @@
 //! Each version's bindings generate their own host traits and types, of
 //! the same shape for these interfaces; [`shared_imports!`] implements
 //! them by converting the guest's values into the shim's
-//! [`types`](super::types), calling the [`Bridge`](super::Bridge) and
+//! [`types`](super::types), calling the [`Bridge`](super::bridge::Bridge) and
 //! converting its answer back. `v0_2` and `v0_4` invoke it with aliases
 //! naming their generated modules; what only one version has (0.4's
 //! composition) stays in that version's file.

@@ -5,12 +5,13 @@
 //! trapped or could not be entered, and the instance must be dropped); the
 //! inner one is the guest's own answer, including its own errors.
 
+use super::bridge::Bridge;
+use super::limits::Limits;
 use super::limits::{self, Limiter, MemoryRefusal, SetBy};
 use super::sandbox::Sandbox;
 use super::store::StoreState;
 use super::types::*;
 use super::versions::{Exports, Pre};
-use super::{Bridge, Limits};
 use crate::cancel::CancelToken;
 use std::sync::Arc;
 use wasmtime::component::ResourceTable;

@@ -8,7 +8,7 @@
 //! [`MemoryBudget`], so a guest cannot multiply its memory by declaring a
 //! large pool.
 
-use super::FsAccess;
+use super::sandbox::FsAccess;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

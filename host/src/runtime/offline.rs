@@ -2,7 +2,7 @@
 //! such as `compile` and `inspect`): logs go to stderr, everything else is
 //! refused with an error the guest can handle.
 
-use super::Bridge;
+use super::bridge::Bridge;
 use super::types::*;
 
 /// The bridge of an instance that serves no host.

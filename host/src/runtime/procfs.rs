@@ -6,7 +6,7 @@
 //! `unrestricted` guest native code execution inside the shim and every
 //! secret it holds, the compiled cache's key among them;
 //! `/proc/self/environ` shows the environment as the process received it,
-//! before [`crate::process_env`] confined it. A path check cannot keep a
+//! before `crate::process_env` confined it. A path check cannot keep a
 //! guest out (a bind mount of `/proc` elsewhere is the same filesystem),
 //! so the preopens are built around the mounts themselves: the mount table
 //! (`/proc/self/mountinfo`, read by the shim before any guest runs) names

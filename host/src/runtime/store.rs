@@ -3,7 +3,7 @@
 //! generated host traits are implemented on it), so neither imports the
 //! other for it.
 
-use super::Bridge;
+use super::bridge::Bridge;
 use super::limits::Limiter;
 use crate::cancel::CancelToken;
 use std::sync::Arc;

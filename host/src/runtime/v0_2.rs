@@ -3,11 +3,11 @@
 //!
 //! Nothing here decides anything: each import converts its values into the
 //! shim's own [`types`](super::types) and calls the same [`Bridge`] method as
-//! [`super::v0_4`], and each export call converts the shim's values into
+//! `v0_4`, and each export call converts the shim's values into
 //! 0.2.0 and the answer back. What 0.2.0 cannot express gets its neutral
 //! value (no prompt metadata, no 0.4 hook extras).
 
-use super::Bridge;
+use super::bridge::Bridge;
 use super::convert::Convert;
 use super::store::StoreState;
 use super::types as shim;

@@ -6,7 +6,7 @@
 //! [`Bridge`], and each export call converts the shim's values into this
 //! version's and the answer back, as [`super::v0_2`] does for 0.2.0.
 
-use super::Bridge;
+use super::bridge::Bridge;
 use super::convert::{Convert, cases, records};
 use super::store::StoreState;
 use wasmtime::Store;

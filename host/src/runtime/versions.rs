@@ -6,9 +6,10 @@
 //! imports, so a component may never mix versions. Every version's calls
 //! take and return the shim's own types ([`super::types`]).
 
+use super::bridge::Bridge;
 use super::store::StoreState;
 use super::types::*;
-use super::{Bridge, v0_2, v0_4};
+use super::{v0_2, v0_4};
 use wasmtime::component::{Component, InstancePre, Linker};
 use wasmtime::{Engine, Store};
 

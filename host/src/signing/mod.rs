@@ -10,7 +10,7 @@
 //! its signature verifies.
 //!
 //! Only the user's policy chooses whom to trust (`[trust]`,
-//! [`crate::policy`]): no argument, variable or file of the bundle adds a
+//! `crate::policy`): no argument, variable or file of the bundle adds a
 //! publisher or lifts the requirement. The check runs on the bytes `run`
 //! read, the same bytes that are hashed for the cache, so a cached
 //! compilation never stands in for it (docs/security.md).

@@ -36,8 +36,7 @@ const MAX_LINKS: usize = 40;
 
 /// The effective uid.
 pub fn euid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
+    rustix::process::geteuid().as_raw()
 }
 
 /// `openat(parent, name, flags, mode)` as an owned descriptor.

@@ -1,5 +1,5 @@
 //! Reading a request line in place: the fast path of
-//! [`parse_line`](super::message::parse_line).
+//! `message::parse_line`.
 //!
 //! A full parse into a `Value` allocates every key and string of the line
 //! and was the largest cost of a `tool/call` (BENCHMARKS.md). Here the

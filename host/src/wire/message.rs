@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 /// JSON-RPC error codes used on this wire (docs/protocol.md#error-codes),
 /// as numbers for `RpcError::code`; [`ErrorCode`] names them.
 pub mod code {
-    use super::ErrorCode;
+    use super::super::error_code::ErrorCode;
     pub const INVALID_REQUEST: i64 = ErrorCode::InvalidRequest.code();
     pub const METHOD_NOT_FOUND: i64 = ErrorCode::MethodNotFound.code();
     pub const INVALID_PARAMS: i64 = ErrorCode::InvalidParams.code();

@@ -71,11 +71,7 @@ impl std::os::fd::AsRawFd for StdinFd {
 }
 
 fn nonblocking_stdin() -> std::io::Result<tokio::io::unix::AsyncFd<StdinFd>> {
-    // SAFETY: fcntl on fd 0 with valid commands; failure is reported.
-    let flags = unsafe { libc::fcntl(0, libc::F_GETFL) };
-    if flags < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
+    let flags = rustix::fs::fcntl_getfl(std::io::stdin())?;
     // Register first: epoll refuses regular files, and then stdin is left
     // blocking for the reader thread.
     // SAFETY: fd 0 stays open for the whole process and `StdinFd` always
@@ -84,10 +80,7 @@ fn nonblocking_stdin() -> std::io::Result<tokio::io::unix::AsyncFd<StdinFd>> {
         tokio::io::unix::AsyncFd::register_with_interest(StdinFd, tokio::io::Interest::READABLE)
     }
     .map_err(std::io::Error::from)?;
-    // SAFETY: as above.
-    if unsafe { libc::fcntl(0, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
+    rustix::fs::fcntl_setfl(std::io::stdin(), flags | rustix::fs::OFlags::NONBLOCK)?;
     Ok(fd)
 }
 
@@ -98,13 +91,7 @@ async fn read_async(stdin: tokio::io::unix::AsyncFd<StdinFd>, tx: mpsc::Sender<I
     loop {
         let read = match stdin.readable().await {
             Ok(mut guard) => match guard.try_io(|_| {
-                // SAFETY: reads into a buffer we own, within its length.
-                let n = unsafe { libc::read(0, buffer.as_mut_ptr().cast(), buffer.len()) };
-                if n < 0 {
-                    Err(std::io::Error::last_os_error())
-                } else {
-                    Ok(n as usize)
-                }
+                rustix::io::read(std::io::stdin(), &mut buffer[..]).map_err(std::io::Error::from)
             }) {
                 Ok(result) => {
                     // A read that did not fill the buffer emptied the pipe:

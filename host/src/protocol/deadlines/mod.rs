@@ -13,8 +13,6 @@
 
 use std::time::Duration;
 
-pub mod watch;
-
 /// The kinds of work with their own deadline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -322,10 +320,17 @@ mod tests {
         assert_eq!(d.for_kind(Kind::Render), Duration::from_millis(250));
         d.set("tool=1000").unwrap();
         assert_eq!(d.request, Duration::from_millis(1000));
-        assert!(d.set("render").is_err());
-        assert!(d.set("render=0").is_err());
-        assert!(d.set("bogus=5").is_err());
-        assert!(d.set("render=-5").is_err());
+        let err = d.set("render").unwrap_err();
+        assert!(err.contains("expects NAME=MILLISECONDS"), "{err}");
+        let err = d.set("render=0").unwrap_err();
+        assert!(err.contains("must be at least 1 ms"), "{err}");
+        let err = d.set("bogus=5").unwrap_err();
+        assert!(err.contains("unknown deadline \"bogus\""), "{err}");
+        let err = d.set("render=-5").unwrap_err();
+        assert!(
+            err.contains("is not a whole number of milliseconds"),
+            "{err}"
+        );
     }
 
     #[test]

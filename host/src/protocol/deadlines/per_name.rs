@@ -1,8 +1,8 @@
 //! One value for each deadline name, with the names written once: the
-//! shim's [`Deadlines`](super::Deadlines) (durations) and the policy
+//! shim's `Deadlines` (durations) and the policy
 //! file's `[deadlines]` table (`crate::policy::format::DeadlineTable`,
-//! optional milliseconds) are both a [`PerName`](super::PerName), which
-//! `super` declares with this macro.
+//! optional milliseconds) are both a `PerName`, which the
+//! parent declares with this macro.
 
 /// Declares [`PerName`] and [`NAMES`] from one list of field names.
 macro_rules! per_name {

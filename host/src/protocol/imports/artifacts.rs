@@ -3,9 +3,9 @@
 //! the move of large artifacts through the scratch directory.
 
 use super::gate::{self, bound};
-use crate::protocol::request_state::RequestState;
-use crate::protocol::reverse::ChildError;
-use crate::protocol::session::Session;
+use crate::protocol::imports::child_requests::ChildError;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::Session;
 use crate::runtime::cache::sha256_hex;
 use crate::runtime::types::GuestError;
 use base64::Engine as _;
@@ -118,7 +118,7 @@ pub async fn publish(
 ) -> Result<String, GuestError> {
     gate::feature(
         session,
-        crate::protocol::feature::Feature::Artifacts,
+        crate::protocol::handshake::feature::Feature::Artifacts,
         "artifacts.publish",
     )?;
     let parent = gate::active_parent(scope, "artifacts.publish")?;
@@ -176,7 +176,7 @@ pub async fn publish(
         }
     };
     let reply = session
-        .children
+        .child_requests
         .call(
             session.writer(),
             true,

@@ -3,11 +3,11 @@
 //! request reaches the guest. One wording each, so a guest sees the same
 //! sentence whichever service refused it.
 
-use crate::protocol::api_version::ApiVersion;
-use crate::protocol::feature::Feature;
-use crate::protocol::request_state::RequestState;
-use crate::protocol::reverse::ChildError;
-use crate::protocol::session::{Session, Setup};
+use crate::protocol::handshake::api_version::ApiVersion;
+use crate::protocol::handshake::feature::Feature;
+use crate::protocol::imports::child_requests::ChildError;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::{Session, Setup};
 use crate::runtime::types::{GuestError, GuestRpcError};
 use crate::wire::error_code::ErrorCode;
 use std::sync::Arc;
@@ -79,7 +79,7 @@ pub fn active_parent(
 /// own error, a cancellation, or why it was never sent.
 pub fn child_error(method: &str, error: ChildError) -> GuestError {
     match error {
-        ChildError::Cancelled(_) => GuestError::Cancelled,
+        ChildError::Cancelled => GuestError::Cancelled,
         ChildError::Rpc(error) => GuestError::Rpc(GuestRpcError {
             code: i32::try_from(error.code).unwrap_or(ErrorCode::InternalError.guest_code()),
             message: error.message,

@@ -3,8 +3,8 @@
 //! negotiated `approvals` feature, and the verdict checked on the way back.
 
 use super::gate::{self, bound, refused};
-use crate::protocol::request_state::RequestState;
-use crate::protocol::session::Session;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::Session;
 use crate::runtime::types::{Decision, GuestError, Intent, Verdict};
 use crate::wire::error_code::ErrorCode;
 use serde_json::{Value, json};
@@ -90,13 +90,13 @@ pub async fn evaluate(
 ) -> Result<Verdict, GuestError> {
     gate::feature(
         session,
-        crate::protocol::feature::Feature::PolicyIntents,
+        crate::protocol::handshake::feature::Feature::PolicyIntents,
         "policy.evaluate",
     )?;
     let parent = gate::active_parent(scope, "policy.evaluate")?;
     let approvals = session
         .setup()
-        .is_some_and(|s| s.has(crate::protocol::feature::Feature::Approvals));
+        .is_some_and(|s| s.has(crate::protocol::handshake::feature::Feature::Approvals));
     let intent = intent_json(&intent)?;
     let mut params = json!({ "parent_request_id": parent.id, "intent": intent });
     if let Some(token) = approval_token {
@@ -114,7 +114,7 @@ pub async fn evaluate(
         params["approval_token"] = json!(token);
     }
     let reply = session
-        .children
+        .child_requests
         .call(
             session.writer(),
             true,

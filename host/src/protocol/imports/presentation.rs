@@ -3,8 +3,8 @@
 //! and an owner the host issued or the parent request still in flight.
 
 use super::gate::{bound, refused};
-use crate::protocol::request_state::RequestState;
-use crate::protocol::session::Session;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::Session;
 use crate::runtime::types::{GuestError, ResourceOwner};
 use crate::wire::error_code::ErrorCode;
 use serde_json::json;
@@ -41,8 +41,8 @@ pub async fn update(
     let value = crate::protocol::guest_json::parse(&snapshot, "the snapshot")
         .map_err(|err| bound(err.to_string()))?;
     let commands = setup.contributes.commands.clone().unwrap_or_default();
-    let revision =
-        crate::protocol::presentation::check_snapshot(&value, &commands).map_err(bound)?;
+    let revision = crate::protocol::imports::presentation_schema::check_snapshot(&value, &commands)
+        .map_err(bound)?;
     let mut params = json!({ "snapshot": value });
     if let Some(owner) = &owner {
         if owner.session_id.trim().is_empty()

@@ -2,9 +2,9 @@
 //! declares, only under an active parent, and only values within the bound.
 
 use super::gate::{self, bound};
-use crate::protocol::catalog;
-use crate::protocol::request_state::RequestState;
-use crate::protocol::session::Session;
+use crate::protocol::imports::tools_catalog::definitions;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::Session;
 use crate::runtime::types::GuestError;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -21,11 +21,11 @@ pub async fn get(
 ) -> Result<String, GuestError> {
     gate::feature(
         session,
-        crate::protocol::feature::Feature::Secrets,
+        crate::protocol::handshake::feature::Feature::Secrets,
         "secrets.get",
     )?;
     let parent = gate::active_parent(scope, "secrets.get")?;
-    if name.len() > MAX_SECRET_NAME || !catalog::is_identifier(&name) {
+    if name.len() > MAX_SECRET_NAME || !definitions::is_identifier(&name) {
         return Err(bound(format!(
             "secret name {name:?} is not a valid name (1-{MAX_SECRET_NAME} bytes of [A-Za-z_][A-Za-z0-9_.-]*)"
         )));
@@ -41,7 +41,7 @@ pub async fn get(
         )));
     }
     let reply = session
-        .children
+        .child_requests
         .call(
             session.writer(),
             true,

@@ -3,7 +3,7 @@
 //! secret allowlist, the artifact budget, the tool catalogs and the
 //! composition budgets. Plain state, below the services that use it.
 
-use super::catalogs::ToolCatalogs;
+use super::tools_catalog::snapshots::ToolCatalogs;
 use crate::runtime::types::{GuestError, ResourceOwner};
 use serde_json::Value;
 use std::sync::atomic::AtomicU64;
@@ -47,7 +47,7 @@ impl Services {
     /// Records what `initialize.capabilities` allows (the secret allowlist).
     pub fn configure(&self, capabilities: &Value) {
         let _ = self.secrets.set(
-            crate::protocol::manifest::strings(capabilities, "secrets")
+            crate::protocol::handshake::manifest::strings(capabilities, "secrets")
                 .into_iter()
                 .collect(),
         );

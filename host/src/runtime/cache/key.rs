@@ -266,17 +266,11 @@ pub fn load_or_create(ring: Keyring) -> Result<Key, String> {
 fn random(buf: &mut [u8]) -> io::Result<()> {
     let mut filled = 0;
     while filled < buf.len() {
-        let rest = &mut buf[filled..];
-        // SAFETY: `rest` is valid for writes of `rest.len()` bytes.
-        let got = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
-        if got < 0 {
-            let err = io::Error::last_os_error();
-            if err.raw_os_error() == Some(libc::EINTR) {
-                continue;
-            }
-            return Err(err);
+        match rustix::rand::getrandom(&mut buf[filled..], rustix::rand::GetRandomFlags::empty()) {
+            Ok(got) => filled += got,
+            Err(rustix::io::Errno::INTR) => {}
+            Err(err) => return Err(err.into()),
         }
-        filled += got as usize;
     }
     Ok(())
 }

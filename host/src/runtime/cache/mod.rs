@@ -37,7 +37,7 @@ use std::sync::Arc;
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-use super::{LoadSource, Sandbox};
+use super::sandbox::Sandbox;
 use crate::log::Level;
 use crate::user_dirs;
 pub use entry::ComponentDigest;
@@ -46,6 +46,24 @@ use key::{Key, Keyring, OLD_KEY_FILE};
 use private::ReadError;
 use sealed::{CopyError, Sealed};
 use std::io::Read;
+
+/// Where a component came from, for logs and tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadSource {
+    /// Loaded from our compiled-component cache.
+    Cache,
+    /// Compiled now (and stored in the cache when one is configured).
+    Compiled,
+}
+
+impl LoadSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoadSource::Cache => "cache",
+            LoadSource::Compiled => "compiled",
+        }
+    }
+}
 
 /// Largest entry read into memory (an 18 MB CPython component compiles to
 /// well under this).

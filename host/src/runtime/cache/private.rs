@@ -10,6 +10,7 @@
 //! descriptor cannot.
 
 use crate::user_dirs::trusted_path::{self, c_name, check_dir, metadata, openat};
+use rustix::fs::AtFlags;
 use std::fs::{File, Metadata};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -225,21 +226,16 @@ pub fn write(dir: &Dir, name: &str, bytes: &[u8], replace: bool) -> io::Result<b
     let written = file.write_all(bytes).and_then(|()| file.sync_all());
     drop(file);
     let moved = written.and_then(|()| {
-        let from = c_name(Path::new(&temp))?;
-        let to = c_name(Path::new(name))?;
-        let raw = dir.fd.as_raw_fd();
-        // SAFETY: both names are NUL-terminated and outlive the calls.
-        let status = unsafe {
-            if replace {
-                libc::renameat(raw, from.as_ptr(), raw, to.as_ptr())
-            } else {
-                libc::linkat(raw, from.as_ptr(), raw, to.as_ptr(), 0)
-            }
+        let (from, to) = (Path::new(&temp), Path::new(name));
+        let status = if replace {
+            rustix::fs::renameat(&dir.fd, from, &dir.fd, to)
+        } else {
+            rustix::fs::linkat(&dir.fd, from, &dir.fd, to, AtFlags::empty())
         };
-        if status == 0 {
+        let Err(err) = status else {
             return Ok(true);
-        }
-        let err = io::Error::last_os_error();
+        };
+        let err = io::Error::from(err);
         if !replace && err.kind() == io::ErrorKind::AlreadyExists {
             return Ok(false);
         }
@@ -266,10 +262,8 @@ pub fn create_new(dir: &Dir, name: &str) -> io::Result<File> {
 
 /// Removes `name`; whether it was there (a missing file is not an error).
 pub fn remove(dir: &Dir, name: &str) -> io::Result<bool> {
-    let name = c_name(Path::new(name))?;
-    // SAFETY: `name` is NUL-terminated and outlives the call.
-    if unsafe { libc::unlinkat(dir.fd.as_raw_fd(), name.as_ptr(), 0) } != 0 {
-        let err = io::Error::last_os_error();
+    if let Err(err) = rustix::fs::unlinkat(&dir.fd, Path::new(name), AtFlags::empty()) {
+        let err = io::Error::from(err);
         if err.kind() != io::ErrorKind::NotFound {
             return Err(err);
         }

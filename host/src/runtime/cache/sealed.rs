@@ -16,9 +16,10 @@
 //! the same memfd (`/proc/self/fd/N`) for both the code and the memory
 //! image.
 
+use rustix::fs::{MemfdFlags, SealFlags};
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 
 /// How much of the memfd is mapped at a time for the MAC: a multiple of
@@ -43,18 +44,12 @@ impl Sealed {
         if len > max {
             return Err(CopyError::TooLarge);
         }
-        // SAFETY: the name is NUL-terminated; the flags are valid.
-        let raw = unsafe {
-            libc::memfd_create(
-                c"octet-wasm-cache-entry".as_ptr(),
-                libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING,
-            )
-        };
-        if raw < 0 {
-            return Err(CopyError::Unsupported(io::Error::last_os_error()));
-        }
-        // SAFETY: `raw` is a fresh descriptor this function owns.
-        let mut sink = File::from(unsafe { OwnedFd::from_raw_fd(raw) });
+        let memfd = rustix::fs::memfd_create(
+            c"octet-wasm-cache-entry",
+            MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING,
+        )
+        .map_err(|err| CopyError::Unsupported(err.into()))?;
+        let mut sink = File::from(memfd);
         // sendfile, in the kernel: measured as fast as anything here,
         // including two threads filling halves of a shared mapping (fresh
         // shared-memory pages are what it waits on).
@@ -68,12 +63,9 @@ impl Sealed {
                 "it changed size while being read",
             )));
         }
-        let seals =
-            libc::F_SEAL_WRITE | libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_SEAL;
-        // SAFETY: plain fcntl on a descriptor this function owns.
-        if unsafe { libc::fcntl(sink.as_raw_fd(), libc::F_ADD_SEALS, seals) } != 0 {
-            return Err(CopyError::Unsupported(io::Error::last_os_error()));
-        }
+        let seals = SealFlags::WRITE | SealFlags::SHRINK | SealFlags::GROW | SealFlags::SEAL;
+        rustix::fs::fcntl_add_seals(&sink, seals)
+            .map_err(|err| CopyError::Unsupported(err.into()))?;
         if source.metadata().map_err(CopyError::Read)?.len() != total {
             return Err(CopyError::Read(io::Error::other(
                 "it changed size while being read",

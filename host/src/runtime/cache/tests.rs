@@ -34,7 +34,7 @@ fn open(home: &Path) -> Result<Cache, String> {
 }
 
 fn engine() -> Engine {
-    crate::runtime::engine::build(&crate::runtime::Limits::default()).unwrap()
+    crate::runtime::engine::build(&crate::runtime::limits::Limits::default()).unwrap()
 }
 
 fn source(engine: &Engine, cache: &Cache) -> LoadSource {

@@ -1,7 +1,7 @@
 //! The shim's own vocabulary for what passes between it and a guest.
 //!
 //! These are plain Rust types, owned by the project: the protocol layer,
-//! the author tools and the [`Bridge`](super::Bridge) speak them, and no
+//! the author tools and the `Bridge` speak them, and no
 //! generated WIT type leaves its per-version module (`v0_2`, `v0_4`). Each
 //! version module converts its bindings into these and back, so a new WIT
 //! version adds a converter, not a change across the host.

@@ -10,11 +10,11 @@
 //! reaches the guest unchanged; a malformed answer is a failure naming the
 //! method.
 
-pub mod wire;
+pub(crate) mod wire;
 
 use super::gate::{self, active_parent, bound};
-use crate::protocol::request_state::RequestState;
-use crate::protocol::session::Session;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::Session;
 use crate::runtime::types::*;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -28,7 +28,7 @@ async fn agent_call(
     params: Value,
 ) -> Result<Value, GuestError> {
     session
-        .children
+        .child_requests
         .call(session.writer(), true, method, params, &parent.cancel)
         .await
         .map_err(|error| gate::child_error(method, error))
@@ -41,7 +41,7 @@ fn agents_gate(
 ) -> Result<Arc<RequestState>, GuestError> {
     gate::feature(
         session,
-        crate::protocol::feature::Feature::AgentSessions,
+        crate::protocol::handshake::feature::Feature::AgentSessions,
         what,
     )?;
     active_parent(scope, what)
@@ -50,7 +50,7 @@ fn agents_gate(
 fn has_model_selection(session: &Session) -> bool {
     session
         .setup()
-        .is_some_and(|s| s.has(crate::protocol::feature::Feature::AgentModelSelection))
+        .is_some_and(|s| s.has(crate::protocol::handshake::feature::Feature::AgentModelSelection))
 }
 
 /// `agents.spawn` (docs/services.md#agent-spawn).
@@ -206,12 +206,12 @@ pub async fn list_models(
 ) -> Result<ModelList, GuestError> {
     gate::feature(
         session,
-        crate::protocol::feature::Feature::AgentSessions,
+        crate::protocol::handshake::feature::Feature::AgentSessions,
         "agents.list-models",
     )?;
     gate::feature(
         session,
-        crate::protocol::feature::Feature::AgentModelSelection,
+        crate::protocol::handshake::feature::Feature::AgentModelSelection,
         "agents.list-models",
     )?;
     let parent = active_parent(scope, "agents.list-models")?;

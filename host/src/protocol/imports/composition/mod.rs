@@ -17,17 +17,17 @@
 //! A call started with `start-call` asks for octet's partial results
 //! (`updates: true`); [`updates`] routes them to it.
 
-pub mod sidecar;
-pub mod state;
-pub mod updates;
+pub(crate) mod sidecar;
+pub(crate) mod state;
+pub(crate) mod updates;
 
 pub use state::MAX_CALLS;
 
 use super::gate::{self, bound, refused};
 use crate::protocol::deadlines::Kind;
-use crate::protocol::feature::Feature;
-use crate::protocol::request_state::RequestState;
-use crate::protocol::session::Session;
+use crate::protocol::handshake::feature::Feature;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::Session;
 use crate::runtime::types::{CompositionContext, CompositionLimits, GuestError};
 use crate::wire::error_code::ErrorCode;
 use serde_json::{Map, Value, json};
@@ -158,7 +158,7 @@ pub(super) async fn send_with(
     issued: impl FnOnce(&crate::wire::message::ChildId),
 ) -> Result<Map<String, Value>, GuestError> {
     let reply = session
-        .children
+        .child_requests
         .call_with(session.writer(), true, method, params, cancel, issued)
         .await
         .map_err(|error| gate::child_error(method, error))?;
@@ -265,7 +265,7 @@ pub(super) fn call_params(
     arguments: &str,
     full_outcome: bool,
 ) -> Result<Value, GuestError> {
-    if !crate::protocol::catalog::is_identifier(name) {
+    if !crate::protocol::imports::tools_catalog::definitions::is_identifier(name) {
         return Err(bound(format!(
             "composition call tool name {name:?} is not an identifier (1-64 bytes of [A-Za-z_][A-Za-z0-9_.-]*)"
         )));

@@ -5,7 +5,7 @@
 //! below the composition imports that use it (docs/api-0.4.md#v04-composition).
 
 use crate::log::Level;
-use crate::protocol::request_state::RequestState;
+use crate::protocol::requests::request_state::RequestState;
 use crate::runtime::pending::{Pushed, UpdateQueue};
 use crate::runtime::types::{CompositionUpdate, GuestError};
 use crate::wire::message::ChildId;

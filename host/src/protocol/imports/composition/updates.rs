@@ -21,8 +21,8 @@ use super::state::{MAX_BUFFERED, MAX_BUFFERED_BYTES};
 
 use super::{call_answer, call_params, parent_of, send_with};
 use crate::cancel::CancelToken;
-use crate::protocol::request_state::RequestState;
-use crate::protocol::session::Session;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::Session;
 use crate::runtime::pending::{PendingCall, UpdateQueue};
 use crate::runtime::types::GuestError;
 use serde_json::{Value, json};
@@ -33,7 +33,7 @@ pub const METHOD: &str = "composition/update";
 /// A `composition/update` from octet (never answered, never fatal).
 pub fn route_update(session: &Session, params: &Value) {
     let routes = &session.services.composition.updates;
-    match routes.accept(params, |id| session.children.is_pending(id)) {
+    match routes.accept(params, |id| session.child_requests.is_pending(id)) {
         Ok(0) => {}
         Ok(dropped) => routes.overflowed(dropped),
         Err(why) => routes.ignored(&why),

@@ -3,7 +3,7 @@
 //! taken as the host wrote them instead of being parsed into a tree and
 //! encoded again.
 //!
-//! It reads what the general path ([`super::work`]) would read and nothing
+//! It reads what the general path (`work`) would read and nothing
 //! else: a member of an unexpected type, a duplicate member or a
 //! `catalog_revision` (whose checks the general path owns) returns `None`,
 //! and the request goes the general way with the same answer as before.
@@ -93,7 +93,7 @@ mod tests {
 
     /// What the general path makes of the same params.
     fn general(params: &Value) -> (String, String, CallContext) {
-        let cx = crate::protocol::work::call_context(3, params);
+        let cx = crate::protocol::requests::work::call_context(3, params);
         let arguments = params
             .get("arguments")
             .map_or_else(|| "{}".to_owned(), Value::to_string);

@@ -456,10 +456,15 @@ mod tests {
         let cyclic = json!({"revision": 1, "collection": {"kind": "tree", "title": "T", "nodes": [
             {"id": "a", "parent_id": "b", "state": "active", "label": "A"},
             {"id": "b", "parent_id": "a", "state": "active", "label": "B"}]}});
-        assert!(check_snapshot(&cyclic, &commands).is_err());
+        let err = check_snapshot(&cyclic, &commands).unwrap_err();
+        assert!(err.contains("node a is its own ancestor"), "{err}");
         let list_parent = json!({"revision": 1, "collection": {"kind": "list", "title": "T", "nodes": [
             {"id": "b", "parent_id": "a", "state": "active", "label": "B"}]}});
-        assert!(check_snapshot(&list_parent, &commands).is_err());
+        let err = check_snapshot(&list_parent, &commands).unwrap_err();
+        assert!(
+            err.contains("list node b must not have a parent_id"),
+            "{err}"
+        );
         let undeclared =
             json!({"revision": 1, "actions": [{"id": "x", "label": "X", "command": "nope"}]});
         assert!(
@@ -467,7 +472,8 @@ mod tests {
                 .unwrap_err()
                 .contains("does not declare")
         );
-        assert!(check_snapshot(&json!({"revision": 1, "extra": 1}), &commands).is_err());
+        let err = check_snapshot(&json!({"revision": 1, "extra": 1}), &commands).unwrap_err();
+        assert!(err.contains("unknown field \"extra\""), "{err}");
         assert!(
             check_snapshot(
                 &json!({"revision": 1, "status": {"state": "running", "label": "a\u{202E}b"}}),

@@ -271,7 +271,11 @@ pub fn negotiate(offer: &HostOffer, description: &Description) -> Negotiated {
     let forced = features::hook_features(offer.api, &offer.contributes.hooks, &offer.optional)
         .unwrap_or_default();
     wanted.extend(forced);
-    if description.tools.iter().any(super::prompt::has) {
+    if description
+        .tools
+        .iter()
+        .any(crate::protocol::imports::tools_catalog::prompt::has)
+    {
         wanted.insert(Feature::ToolPromptMetadata.as_str());
     }
     let mut features: Vec<String> = offer.required.clone();
@@ -317,7 +321,7 @@ pub fn reply(
 ) -> Result<Value, String> {
     let metadata = negotiated.has(Feature::ToolPromptMetadata);
     if !metadata {
-        super::prompt::warn_dropped(
+        crate::protocol::imports::tools_catalog::prompt::warn_dropped(
             &description.tools,
             if api == ApiVersion::V0_4 {
                 "the host did not offer tool_prompt_metadata_v1"
@@ -365,12 +369,12 @@ pub fn reply(
 
 /// A tool definition for the wire; `prompt_metadata` when
 /// `tool_prompt_metadata_v1` was negotiated.
-pub(super) fn tool_json(
+pub(crate) fn tool_json(
     api: ApiVersion,
     tool: &ToolDefinition,
     prompt_metadata: bool,
 ) -> Result<Value, String> {
-    let parameters = super::guest_json::parse(
+    let parameters = crate::protocol::guest_json::parse(
         &tool.parameters,
         &format!("the parameter schema of tool {}", tool.name),
     )?;
@@ -381,11 +385,13 @@ pub(super) fn tool_json(
     if api.negotiates()
         && let Some(schema) = &tool.output_schema
     {
-        let schema =
-            super::guest_json::parse(schema, &format!("the output_schema of tool {}", tool.name))?;
+        let schema = crate::protocol::guest_json::parse(
+            schema,
+            &format!("the output_schema of tool {}", tool.name),
+        )?;
         object.insert("output_schema".into(), schema);
     }
-    super::prompt::insert(&mut object, tool, prompt_metadata);
+    crate::protocol::imports::tools_catalog::prompt::insert(&mut object, tool, prompt_metadata);
     Ok(Value::Object(object))
 }
 

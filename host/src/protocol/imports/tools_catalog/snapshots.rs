@@ -2,8 +2,8 @@
 //! snapshots by revision (the newest few, for pinned dispatch) and the one
 //! staged mutation (docs/services.md#pinned-dispatch).
 
-use crate::protocol::api_version::ApiVersion;
-use crate::protocol::catalog::{self, Catalog, ToolEntry};
+use crate::protocol::handshake::api_version::ApiVersion;
+use crate::protocol::imports::tools_catalog::definitions::{self, Catalog, ToolEntry};
 use crate::runtime::types::{Description, ToolDefinition};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -35,7 +35,7 @@ impl Snapshot {
             max_concurrency: 1,
             features: Vec::new(),
         };
-        let catalog = catalog::build(ApiVersion::V0_2, &description)?;
+        let catalog = definitions::build(ApiVersion::V0_2, &description)?;
         Ok(Snapshot {
             definitions: description.tools,
             catalog,
@@ -81,7 +81,7 @@ impl ToolCatalogs {
         state.staged = None;
     }
 
-    pub(super) fn latest_with_revision(&self) -> (u64, Arc<Snapshot>) {
+    pub(crate) fn latest_with_revision(&self) -> (u64, Arc<Snapshot>) {
         let state = self.lock();
         match state.committed.back() {
             Some((revision, snapshot)) => (*revision, snapshot.clone()),
@@ -98,24 +98,24 @@ impl ToolCatalogs {
         }
     }
 
-    pub(super) fn latest(&self) -> Arc<Snapshot> {
+    pub(crate) fn latest(&self) -> Arc<Snapshot> {
         self.latest_with_revision().1
     }
 
-    pub(super) fn stage(&self, snapshot: Snapshot) -> u64 {
+    pub(crate) fn stage(&self, snapshot: Snapshot) -> u64 {
         let mut state = self.lock();
         let revision = state.committed.back().map_or(0, |(r, _)| *r) + 1;
         state.staged = Some((revision, Arc::new(snapshot)));
         revision
     }
 
-    pub(super) fn discard_stage(&self) {
+    pub(crate) fn discard_stage(&self) {
         self.lock().staged = None;
     }
 
     /// Commits the staged revision with only the `accepted` names (every
     /// one of which must be staged).
-    pub(super) fn commit(&self, revision: u64, accepted: &BTreeSet<String>) -> Result<(), String> {
+    pub(crate) fn commit(&self, revision: u64, accepted: &BTreeSet<String>) -> Result<(), String> {
         let mut state = self.lock();
         let Some((staged_revision, staged)) = state.staged.take() else {
             return Err("no staged catalog".into());

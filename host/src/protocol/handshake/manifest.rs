@@ -78,7 +78,7 @@ fn name_list(value: &Value, key: &str) -> Result<Option<Vec<String>>, RpcError> 
 }
 
 /// The strings of the array at `key` (non-strings skipped; absent: empty).
-pub(super) fn strings(value: &Value, key: &str) -> Vec<String> {
+pub(crate) fn strings(value: &Value, key: &str) -> Vec<String> {
     value
         .get(key)
         .and_then(Value::as_array)

@@ -1,11 +1,11 @@
 //! One admitted host request as every part of the protocol layer sees it:
 //! its id and kind, its cancellation and deadline, and its one terminal
 //! claim. It sits below the session (which keeps the table of them) so the
-//! reverse channel, the services and the lanes can hold one without
+//! child requests, the services and the lanes can hold one without
 //! importing the session.
 
-use super::deadlines::Kind;
 use crate::cancel::CancelToken;
+use crate::protocol::deadlines::Kind;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use tokio::time::Instant;
 
@@ -20,7 +20,7 @@ pub struct RequestState {
     pub deadline: Instant,
     /// The terminal claim: `true` once an answer was queued. Held while a
     /// progress frame is queued, so progress never follows the answer.
-    pub(super) settled: tokio::sync::Mutex<bool>,
+    pub(crate) settled: tokio::sync::Mutex<bool>,
     /// Fires once the request has its answer (ends its deadline timer).
     pub finished: CancelToken,
     /// Set when the shim's own deadline answered the request: the guest has
@@ -33,7 +33,7 @@ pub struct RequestState {
 
 impl RequestState {
     /// A request just admitted: not cancelled, not answered.
-    pub(super) fn new(id: u64, kind: Kind, active_parent: bool, deadline: Instant) -> RequestState {
+    pub(crate) fn new(id: u64, kind: Kind, active_parent: bool, deadline: Instant) -> RequestState {
         RequestState {
             id,
             kind,
@@ -48,13 +48,62 @@ impl RequestState {
         }
     }
 
-    /// A never-cancelled stand-in for reverse requests made outside any
+    /// A never-cancelled stand-in for child requests made outside any
     /// request (API 0.1 guests may confirm from anywhere).
     pub(crate) fn detached() -> RequestState {
         RequestState::new(0, Kind::Command, false, Instant::now())
     }
 
-    pub(super) fn next_sequence(&self) -> u64 {
+    pub(crate) fn next_sequence(&self) -> u64 {
         self.progress_sequence.fetch_add(1, Ordering::Relaxed) + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_new_request_is_open_and_numbers_its_progress_from_one() {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let state = RequestState::new(7, Kind::Tool, true, deadline);
+        assert_eq!(
+            (state.id, state.kind, state.active_parent),
+            (7, Kind::Tool, true)
+        );
+        assert_eq!(state.deadline, deadline);
+        assert!(!state.cancel.is_cancelled());
+        assert!(!state.finished.is_cancelled());
+        assert!(!state.expired.load(Ordering::Relaxed));
+        assert!(!*state.settled.lock().await);
+        assert_eq!(
+            [
+                state.next_sequence(),
+                state.next_sequence(),
+                state.next_sequence()
+            ],
+            [1, 2, 3]
+        );
+    }
+
+    #[test]
+    fn a_detached_scope_may_not_parent_child_requests() {
+        let state = RequestState::detached();
+        assert_eq!((state.id, state.kind), (0, Kind::Command));
+        assert!(!state.active_parent);
+        assert!(!state.cancel.is_cancelled());
+    }
+
+    #[test]
+    fn progress_sequences_are_per_request() {
+        let now = Instant::now();
+        let (a, b) = (
+            RequestState::new(1, Kind::Tool, true, now),
+            RequestState::new(2, Kind::Tool, true, now),
+        );
+        assert_eq!(a.next_sequence(), 1);
+        assert_eq!(a.next_sequence(), 2);
+        assert_eq!(b.next_sequence(), 1);
     }
 }

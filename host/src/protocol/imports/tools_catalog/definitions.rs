@@ -2,8 +2,8 @@
 //! definition rules (docs/protocol.md#definitions) so the initialize reply
 //! can never be rejected for a malformed definition.
 
-use super::api_version::ApiVersion;
-use super::guest_json;
+use crate::protocol::guest_json;
+use crate::protocol::handshake::api_version::ApiVersion;
 use crate::runtime::types::Description;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
@@ -308,12 +308,15 @@ mod tests {
         assert!(
             check_output_schema(&json!({"type": "object", "patternProperties": {}}), 1).is_err()
         );
-        assert!(check_output_schema(&json!({"type": "decimal"}), 1).is_err());
-        assert!(check_output_schema(&json!({"anyOf": []}), 1).is_err());
+        let err = check_output_schema(&json!({"type": "decimal"}), 1).unwrap_err();
+        assert!(err.contains("is not a JSON type name"), "{err}");
+        let err = check_output_schema(&json!({"anyOf": []}), 1).unwrap_err();
+        assert!(err.contains("anyOf must be a non-empty array"), "{err}");
         let mut deep = json!({"type": "string"});
         for _ in 0..32 {
             deep = json!({"type": "array", "items": deep});
         }
-        assert!(check_output_schema(&deep, 1).is_err());
+        let err = check_output_schema(&deep, 1).unwrap_err();
+        assert!(err.contains("nested deeper than 32 levels"), "{err}");
     }
 }

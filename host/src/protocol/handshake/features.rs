@@ -141,7 +141,7 @@ mod tests {
 
     #[test]
     fn the_0_4_additions_are_never_supported_on_0_2() {
-        for feature in super::super::feature::V0_4_ONLY {
+        for feature in super::super::feature::OPTIONAL_V0_4 {
             let name = feature.as_str();
             assert!(supported(ApiVersion::V0_4, name), "{name}");
             assert!(!supported(ApiVersion::V0_2, name), "{name}");

@@ -14,8 +14,8 @@
 //! with the count since the previous one; a drop inside the interval arms a
 //! timer for the rest of it, so the last ones of a burst are reported too.
 
-use super::request_state::RequestState;
 use crate::log::bucket::TokenBucket;
+use crate::protocol::requests::request_state::RequestState;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};

@@ -3,15 +3,16 @@
 //! guest's instantiation, `describe` and `init`, all inside the 27 s the
 //! shim allows within octet's 30 s (docs/protocol.md#initialize-ordering).
 
-use super::deadlines::Deadlines;
-use super::deadlines::watch::Watch;
 use super::initialize;
-use super::lanes::{self, LaneContext, Lanes};
-use super::request_state::RequestState;
-use super::session::{Session, Setup};
-use super::work::Guest;
-use super::{catalog, sandbox_from};
+use super::sandbox::sandbox_from;
 use crate::log::Level;
+use crate::protocol::deadlines::Deadlines;
+use crate::protocol::imports::tools_catalog::definitions;
+use crate::protocol::requests::deadline_timer::Watch;
+use crate::protocol::requests::lanes::{self, LaneContext, Lanes};
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::{Session, Setup};
+use crate::protocol::requests::work::Guest;
 use crate::runtime::Limits;
 use crate::runtime::cache::Cache;
 use crate::runtime::component_file::ComponentFile;
@@ -41,21 +42,21 @@ pub struct Options {
 /// happen inside that wait, so together they get 27 s from process start: a
 /// guest spinning or blocked in either is answered with an initialize error
 /// the host can show, 3 s before the host would give up on its own.
-pub(super) const INITIALIZE_BUDGET: Duration = Duration::from_millis(27_000);
+pub(crate) const INITIALIZE_BUDGET: Duration = Duration::from_millis(27_000);
 
 /// What a ready session runs with: the lanes that run guest code, their
 /// shared context and the one timer of every request deadline.
-pub(super) struct Running {
-    pub(super) lanes: Lanes,
-    pub(super) context: Arc<LaneContext>,
+pub(crate) struct Running {
+    pub(crate) lanes: Lanes,
+    pub(crate) context: Arc<LaneContext>,
     /// The one timer of every request deadline.
-    pub(super) deadlines: Arc<Watch>,
+    pub(crate) deadlines: Arc<Watch>,
 }
 
 /// Loads the component `run` read (and hashed, and whose metadata section
 /// chose the limits), or reports why it could not be read; the bytes are
 /// dropped once loaded.
-pub(super) fn start_loading(
+pub(crate) fn start_loading(
     options: Options,
     component: Result<ComponentFile, String>,
 ) -> tokio::task::JoinHandle<Result<Arc<Runtime<Session>>, String>> {
@@ -112,7 +113,7 @@ async fn within<T>(
         })
 }
 
-pub(super) async fn initialize(
+pub(crate) async fn initialize(
     session: &Arc<Session>,
     options: &Options,
     runtime: Result<Arc<Runtime<Session>>, String>,
@@ -139,7 +140,7 @@ pub(super) async fn initialize(
         primary.describe().await.map_err(|f| start(f.to_string()))
     })
     .await?;
-    let catalog = catalog::build(offer.api, &description).map_err(|err| {
+    let catalog = definitions::build(offer.api, &description).map_err(|err| {
         RpcError::internal(format!("the extension's description is invalid: {err}"))
     })?;
     initialize::check_registration(&offer, &description)?;
@@ -160,7 +161,7 @@ pub(super) async fn initialize(
             Ok(Ok(())) => Ok(()),
             Ok(Err(error)) => Err(start(format!(
                 "the guest's init failed: {}",
-                super::results::guest_error_text(&error)
+                crate::protocol::results::encode::guest_error_text(&error)
             ))),
             Err(fault) => Err(start(fault.to_string())),
         }
@@ -170,14 +171,16 @@ pub(super) async fn initialize(
     crate::log!(Level::Info, "extension ready",
         "api_version" => offer.api.as_str(), "features" => negotiated.features.clone(),
         "max_concurrent_requests" => pool, "tools" => description.tools.len());
-    let artifacts = negotiated.has(crate::protocol::feature::Feature::Artifacts);
+    let artifacts = negotiated.has(crate::protocol::handshake::feature::Feature::Artifacts);
     session.services.configure(&offer.capabilities);
     let dynamic = session.services.tools.clone();
     if offer.api.negotiates() {
-        let initial = super::imports::catalogs::Snapshot::build(description.tools.clone())
-            .map_err(|err| {
-                RpcError::internal(format!("the extension's description is invalid: {err}"))
-            })?;
+        let initial = crate::protocol::imports::tools_catalog::snapshots::Snapshot::build(
+            description.tools.clone(),
+        )
+        .map_err(|err| {
+            RpcError::internal(format!("the extension's description is invalid: {err}"))
+        })?;
         dynamic.reset(initial);
     }
     session.set_setup(Setup {

@@ -23,7 +23,7 @@ const SHUTDOWN_HANDLER: Duration = Duration::from_millis(300);
 /// waits 2 s, and the frame must still be written and read.
 const SHUTDOWN_ACK_BUDGET: Duration = Duration::from_millis(1_800);
 /// Resolves when the shutdown task has acknowledged; never without one.
-pub(super) async fn shutdown_finished(task: &mut Option<tokio::task::JoinHandle<()>>) {
+pub(crate) async fn shutdown_finished(task: &mut Option<tokio::task::JoinHandle<()>>) {
     match task {
         Some(handle) => {
             let _ = handle.await;
@@ -46,7 +46,7 @@ const AFTER_ACK_READ: Duration = Duration::from_millis(5);
 /// Answers the requests that arrived while the shutdown drained, or are
 /// arriving as it finishes: they are refused like every request after
 /// `shutdown`, never left without an answer.
-pub(super) async fn answer_buffered(
+pub(crate) async fn answer_buffered(
     session: &Arc<Session>,
     input: &mut tokio::sync::mpsc::Receiver<Input>,
 ) {
@@ -68,7 +68,7 @@ pub(super) async fn answer_buffered(
 
 /// Waits up to `budget` for in-flight work, then cancels the rest with
 /// `reason` and gives cooperative guests the cancel grace.
-pub(super) async fn drain(session: &Arc<Session>, budget: Duration, reason: &str, grace: Duration) {
+pub(crate) async fn drain(session: &Arc<Session>, budget: Duration, reason: &str, grace: Duration) {
     let deadline = Instant::now() + budget;
     let mut changes = session.watch_changes();
     while !session.idle() {
@@ -98,7 +98,7 @@ pub(super) async fn drain(session: &Arc<Session>, budget: Duration, reason: &str
     .await;
 }
 
-pub(super) async fn shutdown(
+pub(crate) async fn shutdown(
     session: Arc<Session>,
     lanes: Lanes,
     context: Arc<LaneContext>,

@@ -15,8 +15,8 @@
 //! deadline still ahead. A request that ended before its deadline left the
 //! table, so a wake-up for it finds nothing to do.
 
-use crate::protocol::request_state::RequestState;
-use crate::protocol::session::Session;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::Session;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;

@@ -4,9 +4,9 @@
 //! bound first, so a guest's oversized or malformed advice becomes a plain
 //! error for the request instead of a frame the host refuses.
 
-use super::bounds::{JsonBounds, check_json};
-use super::hook::Hook;
-use super::result_error::{ResultError, fail};
+use super::error::{ResultError, fail};
+use crate::protocol::bounds::{JsonBounds, check_json};
+use crate::protocol::handshake::hook::Hook;
 use crate::runtime::types::{CacheWarmingAction, HookResult};
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
@@ -107,9 +107,12 @@ fn provider_payload(text: &str) -> Result<Value, ResultError> {
             text.len()
         ));
     }
-    let value =
-        super::guest_json::parse_within(text, "provider_payload", PROVIDER_PAYLOAD.max_depth)
-            .map_err(|err| ResultError(err.into()))?;
+    let value = crate::protocol::guest_json::parse_within(
+        text,
+        "provider_payload",
+        PROVIDER_PAYLOAD.max_depth,
+    )
+    .map_err(|err| ResultError(err.into()))?;
     if !value.is_object() && !value.is_array() {
         return fail("provider_payload must be a JSON object or array");
     }
@@ -219,7 +222,8 @@ mod tests {
     fn provider_payload_is_an_object_or_array_within_768_kib() {
         let mut r = result();
         r.provider_payload = Some("\"text\"".into());
-        assert!(extras("before_provider_request", &r).is_err());
+        let err = extras("before_provider_request", &r).unwrap_err().0;
+        assert!(err.contains("must be a JSON object or array"), "{err}");
         r.provider_payload = Some(format!("[\"{}\"]", "x".repeat(768 * 1024)));
         assert!(
             extras("before_provider_request", &r)
@@ -228,6 +232,7 @@ mod tests {
                 .contains("768 KiB")
         );
         r.provider_payload = Some("{not json".into());
-        assert!(extras("before_provider_request", &r).is_err());
+        let err = extras("before_provider_request", &r).unwrap_err().0;
+        assert!(err.contains("is not valid JSON"), "{err}");
     }
 }

@@ -10,7 +10,7 @@
 //! A refusal is the tool author's to read: it names the header, the value
 //! and the rule, and the request is answered `invalid handler result`.
 
-use super::result_error::{ResultError, fail};
+use super::error::{ResultError, fail};
 use crate::runtime::types::HeaderEdit;
 use serde_json::{Map, Value, json};
 

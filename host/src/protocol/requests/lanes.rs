@@ -17,15 +17,15 @@
 //! the instance is discarded and the lane makes a fresh one for the next
 //! job. A trap discards the instance the same way.
 
-use super::api_version::ApiVersion;
-use super::deadlines::{Deadlines, Kind};
-use super::guest_errors::{guest_error, invalid_result};
 use super::request_state::RequestState;
-use super::results::{self, ToolShape};
 use super::session::Session;
 use super::work::{Guest, Work};
 use crate::cancel::CancelToken;
 use crate::log::Level;
+use crate::protocol::deadlines::{Deadlines, Kind};
+use crate::protocol::handshake::api_version::ApiVersion;
+use crate::protocol::results::encode::{self, ToolShape};
+use crate::protocol::results::guest_errors::{guest_error, invalid_result};
 use crate::runtime::sandbox::{ToolFailure, explain_tool_failure};
 use crate::runtime::types::*;
 use crate::runtime::{Fault, Instance, Runtime, Sandbox};
@@ -265,7 +265,7 @@ async fn run_lane(
                             &format!(
                                 "a lifecycle handler ran past {} ms ({})",
                                 budget.as_millis(),
-                                super::deadlines::Deadlines::flag(Kind::Lifecycle)
+                                crate::protocol::deadlines::Deadlines::flag(Kind::Lifecycle)
                             ),
                         ),
                     }
@@ -279,7 +279,7 @@ async fn run_lane(
                     None => Ok(()),
                     Some(guest) => match guest.on_shutdown(CancelToken::new()).await {
                         Ok(Ok(())) => Ok(()),
-                        Ok(Err(error)) => Err(results::guest_error_text(&error)),
+                        Ok(Err(error)) => Err(encode::guest_error_text(&error)),
                         Err(fault) => Err(fault.to_string()),
                     },
                 };
@@ -319,7 +319,7 @@ async fn ensure<'a>(
                 Ok(()) => Ok(fresh),
                 Err(error) => Err(Fault::Start(format!(
                     "the guest's init failed: {}",
-                    results::guest_error_text(&error)
+                    encode::guest_error_text(&error)
                 ))),
             }
         };
@@ -398,7 +398,7 @@ async fn execute(
             let pinned = context
                 .session
                 .setup()
-                .is_some_and(|s| s.has(crate::protocol::feature::Feature::DynamicTools))
+                .is_some_and(|s| s.has(crate::protocol::handshake::feature::Feature::DynamicTools))
                 .then(|| {
                     context
                         .guest
@@ -423,7 +423,7 @@ async fn execute(
                         artifacts: context.artifacts,
                     };
                     Served::Answered(
-                        results::tool_result(context.api, &shape, result)
+                        encode::tool_result(context.api, &shape, result)
                             .map_err(|err| invalid_result(&err.0)),
                     )
                 }
@@ -432,7 +432,7 @@ async fn execute(
                 Ok(Err(GuestError::Failed(mut text))) => {
                     let failure = &mut ToolFailure::Text(&mut text);
                     explain_tool_failure(&context.sandbox, &name, failure);
-                    Served::Answered(Ok(results::tool_failure(context.api, &text)))
+                    Served::Answered(Ok(encode::tool_failure(context.api, &text)))
                 }
                 Ok(Err(error)) => Served::Answered(Err(guest_error(error, &request.cancel))),
                 Err(fault) => {
@@ -448,13 +448,13 @@ async fn execute(
             let outcome = guest
                 .execute_command(scope, cancel, &name, &arguments, cx)
                 .await;
-            finish!(outcome, |result: CommandResult| Ok(
-                results::command_result(&result)
-            ))
+            finish!(outcome, |result: CommandResult| Ok(encode::command_result(
+                &result
+            )))
         }
         Work::Hook { hook, payload, cx } => {
             let outcome = guest.run_hook(scope, cancel, &hook, payload, cx).await;
-            finish!(outcome, |result: HookResult| results::hook_result(
+            finish!(outcome, |result: HookResult| encode::hook_result(
                 &hook, result
             )
             .map_err(|err| invalid_result(&err.0)))
@@ -464,13 +464,13 @@ async fn execute(
                 .collect_context(scope, cancel, prompt.as_deref(), cx)
                 .await;
             finish!(outcome, |items: Vec<ContextItem>| Ok(
-                results::context_items(&items)
+                encode::context_items(&items)
             ))
         }
         Work::Status { surface, cx } => {
             let outcome = guest.collect_status(scope, cancel, &surface, cx).await;
             finish!(outcome, |item: Option<StatusItem>| Ok(item
-                .map(|i| results::status_item(&i))
+                .map(|i| encode::status_item(&i))
                 .unwrap_or(Value::Null)))
         }
         Work::Render {
@@ -478,7 +478,7 @@ async fn execute(
             cx,
         } => {
             let outcome = guest.render_tool(scope, cancel, render, cx).await;
-            finish!(outcome, |segments: Vec<Segment>| results::segments(
+            finish!(outcome, |segments: Vec<Segment>| encode::segments(
                 &segments
             )
             .map_err(|err| invalid_result(&err.0)))
@@ -486,7 +486,7 @@ async fn execute(
         Work::Menu { cx } => {
             let outcome = guest.collect_menu(scope, cancel, cx).await;
             finish!(outcome, |menu: Option<String>| match menu {
-                Some(text) => results::menu(&text).map_err(|err| invalid_result(&err.0)),
+                Some(text) => encode::menu(&text).map_err(|err| invalid_result(&err.0)),
                 None => Err(RpcError::method_not_found("the extension offers no menu")),
             })
         }
@@ -503,7 +503,7 @@ fn answer_fault(
 ) -> Result<Value, RpcError> {
     log_fault(request.id, fault);
     match tool {
-        Some(name) => Ok(results::tool_failure(
+        Some(name) => Ok(encode::tool_failure(
             context.api,
             &format!("tool {name} failed: {fault}"),
         )),
@@ -537,7 +537,7 @@ pub fn deadline_answer(api: ApiVersion, kind: Kind, limit: Duration) -> Result<V
         Deadlines::advice(kind, limit)
     );
     match kind {
-        Kind::Tool => Ok(results::tool_failure(api, &text)),
+        Kind::Tool => Ok(encode::tool_failure(api, &text)),
         _ => Err(
             RpcError::server("request deadline exceeded").with_data(json!({
                 "deadline_ms": limit.as_millis() as u64,
@@ -547,3 +547,7 @@ pub fn deadline_answer(api: ApiVersion, kind: Kind, limit: Duration) -> Result<V
         ),
     }
 }
+
+#[cfg(test)]
+#[path = "lanes_tests.rs"]
+mod tests;

@@ -13,6 +13,6 @@ impl std::fmt::Display for ResultError {
 }
 
 /// Shorthand for refusing an answer with the rule it breaks.
-pub(super) fn fail<T>(message: impl Into<String>) -> Result<T, ResultError> {
+pub(crate) fn fail<T>(message: impl Into<String>) -> Result<T, ResultError> {
     Err(ResultError(message.into()))
 }

@@ -49,7 +49,7 @@ pub const OPTIONAL: &[Feature] = &[
 ];
 
 /// Optional features only an API 0.4 process may negotiate.
-pub const V0_4_ONLY: &[Feature] = &[
+pub const OPTIONAL_V0_4: &[Feature] = &[
     Feature::ToolPromptMetadata,
     Feature::CacheWarmingDecision,
     Feature::CompactionStrategy,
@@ -86,14 +86,14 @@ impl Feature {
         REQUIRED
             .iter()
             .chain(OPTIONAL)
-            .chain(V0_4_ONLY)
+            .chain(OPTIONAL_V0_4)
             .copied()
             .find(|feature| feature.as_str() == name)
     }
 
     /// Whether the shim may negotiate this feature on `api`.
     pub fn allowed_on(self, api: ApiVersion) -> bool {
-        api == ApiVersion::V0_4 || !V0_4_ONLY.contains(&self)
+        api == ApiVersion::V0_4 || !OPTIONAL_V0_4.contains(&self)
     }
 }
 
@@ -109,7 +109,7 @@ mod tests {
 
     #[test]
     fn every_feature_parses_back_from_its_name() {
-        for feature in REQUIRED.iter().chain(OPTIONAL).chain(V0_4_ONLY) {
+        for feature in REQUIRED.iter().chain(OPTIONAL).chain(OPTIONAL_V0_4) {
             assert_eq!(Feature::parse(feature.as_str()), Some(*feature));
         }
         assert_eq!(Feature::parse("remote_ui"), None);
@@ -118,7 +118,7 @@ mod tests {
 
     #[test]
     fn the_0_4_features_are_only_allowed_on_0_4() {
-        for feature in V0_4_ONLY {
+        for feature in OPTIONAL_V0_4 {
             assert!(feature.allowed_on(ApiVersion::V0_4));
             assert!(!feature.allowed_on(ApiVersion::V0_2));
         }

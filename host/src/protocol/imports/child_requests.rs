@@ -37,7 +37,7 @@ pub const MAX_INTERACTIVE: usize = 8;
 #[derive(Debug)]
 pub enum ChildError {
     /// The parent request was cancelled, or the host abandoned the child.
-    Cancelled(String),
+    Cancelled,
     /// The host answered with an error.
     Rpc(RpcError),
     /// The request could not be written (too large, ids exhausted, stdout
@@ -47,7 +47,7 @@ pub enum ChildError {
 
 type Reply = Result<Value, ChildError>;
 
-pub struct Children {
+pub struct ChildRequests {
     next: AtomicU64,
     pending: Mutex<HashMap<ChildId, oneshot::Sender<Reply>>>,
     interactive: Semaphore,
@@ -55,15 +55,15 @@ pub struct Children {
     pub notices: NoticeBudget,
 }
 
-impl Default for Children {
+impl Default for ChildRequests {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Children {
+impl ChildRequests {
     pub fn new() -> Self {
-        Children {
+        ChildRequests {
             next: AtomicU64::new(1),
             pending: Mutex::new(HashMap::new()),
             interactive: Semaphore::new(MAX_INTERACTIVE),
@@ -85,7 +85,7 @@ impl Children {
             .await
     }
 
-    /// [`Children::call`], telling `issued` the child's id once it waits
+    /// [`ChildRequests::call`], telling `issued` the child's id once it waits
     /// for its answer and before the request is written (what octet sends
     /// about the child before answering can then be routed to it).
     pub async fn call_with(
@@ -97,11 +97,9 @@ impl Children {
         cancel: &CancelToken,
         issued: impl FnOnce(&ChildId),
     ) -> Result<Value, ChildError> {
-        let cancelled =
-            || ChildError::Cancelled(cancel.reason().unwrap_or_else(|| "cancelled".into()));
         let _permit = tokio::select! {
             permit = self.interactive.acquire() => permit.map_err(|_| ChildError::Refused("the shim is shutting down".into()))?,
-            () = cancel.cancelled() => return Err(cancelled()),
+            () = cancel.cancelled() => return Err(ChildError::Cancelled),
         };
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         if number > MAX_CHILD_IDS {
@@ -128,7 +126,7 @@ impl Children {
                     let reason = cancel.reason().unwrap_or_else(|| "parent_cancelled".into());
                     let _ = writer.send(encode_notification("$/cancelRequest", &json!({ "id": id, "reason": reason }))).await;
                 }
-                Err(cancelled())
+                Err(ChildError::Cancelled)
             }
         }
     }
@@ -153,10 +151,10 @@ impl Children {
 
     /// The host abandoned a child (`$/cancelRequest` with our id). Returns
     /// whether the id was ours and pending.
-    pub fn abandon(&self, id: &ChildId, reason: &str) -> bool {
+    pub fn abandon(&self, id: &ChildId) -> bool {
         match self.lock().remove(id) {
             Some(waiter) => {
-                let _ = waiter.send(Err(ChildError::Cancelled(reason.to_owned())));
+                let _ = waiter.send(Err(ChildError::Cancelled));
                 true
             }
             None => false,

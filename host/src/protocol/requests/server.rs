@@ -6,9 +6,10 @@
 
 use super::lanes::Job;
 use super::session::{Refusal, Session};
+use super::shutdown;
 use super::work::{self, Plan};
-use super::{shutdown, startup};
 use crate::log::Level;
+use crate::protocol::handshake::startup;
 use crate::runtime::Runtime;
 use crate::runtime::component_file::ComponentFile;
 use crate::wire::message::{ChildId, Inbound, Params, Rejection, RpcError};
@@ -18,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
-pub use super::startup::Options;
+pub use crate::protocol::handshake::startup::Options;
 
 /// The SDK's drain on end of input (docs/protocol.md#end-of-input).
 const EOF_DRAIN: Duration = Duration::from_millis(2_000);
@@ -160,7 +161,7 @@ async fn serve_loop(options: Options, component: Result<ComponentFile, String>) 
                 handle_notification(&session, &phase, &method, &params).await;
             }
             Input::Message(Inbound::Response { id, outcome }) => {
-                session.children.resolve(&id, outcome)
+                session.child_requests.resolve(&id, outcome)
             }
             Input::Rejected(Rejection::Answer { id, error }) => {
                 if matches!(phase, Phase::Starting) {
@@ -190,7 +191,7 @@ async fn serve_loop(options: Options, component: Result<ComponentFile, String>) 
                     .await;
                 }
                 session
-                    .children
+                    .child_requests
                     .fail_all("stdin closed while waiting for host response");
                 writer.flushed().await;
                 return 0;
@@ -293,8 +294,8 @@ async fn handle_notification(session: &Arc<Session>, phase: &Phase, method: &str
         cancel_request(session, params).await;
         return;
     }
-    if method == super::imports::composition::updates::METHOD {
-        super::imports::composition::updates::route_update(session, params);
+    if method == crate::protocol::imports::composition::updates::METHOD {
+        crate::protocol::imports::composition::updates::route_update(session, params);
         return;
     }
     let Some(setup) = session.setup() else { return };
@@ -343,16 +344,14 @@ async fn cancel_request(session: &Arc<Session>, params: &Value) {
                         .await
                 }
                 None => {
-                    if !session.children.abandon(&ChildId::Number(id), &reason) {
+                    if !session.child_requests.abandon(&ChildId::Number(id)) {
                         crate::log!(Level::Debug, "cancellation for an unknown or settled request ignored", "request_id" => id);
                     }
                 }
             }
         }
         Some(Value::String(text)) => {
-            session
-                .children
-                .abandon(&ChildId::Text(text.clone()), &reason);
+            session.child_requests.abandon(&ChildId::Text(text.clone()));
         }
         _ => crate::log!(Level::Warning, "$/cancelRequest without a valid id ignored"),
     }

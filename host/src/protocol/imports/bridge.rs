@@ -5,12 +5,12 @@
 //! notifications past their budget are dropped rather than refused
 //! (`Session::notify_guest`).
 
-use super::api_version::ApiVersion;
-use super::imports::{self, gate, gate::refused};
-use super::request_state::RequestState;
-use super::results;
-use super::session::Session;
+use super::gate::{self, refused};
 use crate::log::Level;
+use crate::protocol::handshake::api_version::ApiVersion;
+use crate::protocol::requests::request_state::RequestState;
+use crate::protocol::requests::session::Session;
+use crate::protocol::results::encode;
 use crate::runtime::Bridge;
 use crate::runtime::types::*;
 use crate::wire::error_code::ErrorCode;
@@ -38,13 +38,13 @@ impl Session {
         params: Value,
     ) -> Result<Value, GuestError> {
         let text_ids = self.setup().is_some_and(|s| s.api.negotiates());
-        self.children
+        self.child_requests
             .call(self.writer(), text_ids, method, params, &scope.cancel)
             .await
             .map_err(|error| gate::child_error(method, error))
     }
 
-    /// The parent a reverse operation runs under. On API 0.2 it must be a
+    /// The parent a child request runs under. On API 0.2 it must be a
     /// model tool call or a declared command (docs/protocol.md#active-parent).
     fn parent<'a>(
         &self,
@@ -76,7 +76,7 @@ impl Bridge for Session {
         let mut record = Map::new();
         match fields
             .as_deref()
-            .map(|text| super::guest_json::parse(text, "log fields"))
+            .map(|text| crate::protocol::guest_json::parse(text, "log fields"))
         {
             Some(Ok(Value::Object(map))) => record = map,
             Some(Ok(other)) => {
@@ -103,7 +103,7 @@ impl Bridge for Session {
                 "notifications are not declared: add `notifications = true` under [contributes] in extension.toml",
             ));
         }
-        let params = results::notification(&notification);
+        let params = encode::notification(&notification);
         self.notify_guest("notification", &params, scope.as_ref())
             .await
     }
@@ -199,7 +199,7 @@ impl Bridge for Session {
         event: ProgressEvent,
     ) -> Result<(), GuestError> {
         let setup = gate::ready(self, "progress")?;
-        if !setup.has(crate::protocol::feature::Feature::RequestProgress) {
+        if !setup.has(crate::protocol::handshake::feature::Feature::RequestProgress) {
             return Err(not_found(
                 "progress needs API 0.2 or 0.4 with the negotiated `request_progress` feature (the host must offer it; declare it in the extension's setup: Rust `ext.uses_progress()`, JavaScript `ext.usesProgress()`, C `octet_uses_progress(ext)`, Python: keep \"request_progress\" in `Extension(supported_features=...)`)",
             ));
@@ -242,7 +242,7 @@ impl Bridge for Session {
                 }
             }
             ProgressEvent::Decoration(decoration) => {
-                if !setup.has(crate::protocol::feature::Feature::ProgressDecoration) {
+                if !setup.has(crate::protocol::handshake::feature::Feature::ProgressDecoration) {
                     return Err(not_found(
                         "decorations need the negotiated `progress_decoration` feature (the host must offer it; declare it in the extension's setup: Rust `ext.uses_progress_decoration()`, JavaScript `ext.usesProgressDecoration()`, C `octet_uses_progress_decoration(ext)`, Python: keep \"progress_decoration\" in `Extension(supported_features=...)`)",
                     ));
@@ -284,7 +284,7 @@ impl Bridge for Session {
                 "context is not declared: add `context = true` under [contributes] in extension.toml",
             ));
         }
-        self.notify_guest("context/contribution", &results::context_item(&item), None)
+        self.notify_guest("context/contribution", &encode::context_item(&item), None)
             .await
     }
 
@@ -296,7 +296,7 @@ impl Bridge for Session {
                 item.surface
             )));
         }
-        self.notify_guest("status/contribution", &results::status_item(&item), None)
+        self.notify_guest("status/contribution", &encode::status_item(&item), None)
             .await
     }
 
@@ -306,18 +306,18 @@ impl Bridge for Session {
         mime_type: String,
         data: Vec<u8>,
     ) -> Result<String, GuestError> {
-        imports::artifacts::publish(self, scope, mime_type, data).await
+        super::artifacts::publish(self, scope, mime_type, data).await
     }
 
     async fn register_tools(
         &self,
         tools: Vec<ToolDefinition>,
     ) -> Result<CatalogUpdate, GuestError> {
-        imports::tools_catalog::register(self, tools).await
+        super::tools_catalog::register(self, tools).await
     }
 
     async fn unregister_tools(&self, names: Vec<String>) -> Result<CatalogUpdate, GuestError> {
-        imports::tools_catalog::unregister(self, names).await
+        super::tools_catalog::unregister(self, names).await
     }
 
     async fn get_secret(
@@ -325,7 +325,7 @@ impl Bridge for Session {
         scope: Option<Self::Scope>,
         name: String,
     ) -> Result<String, GuestError> {
-        imports::secrets::get(self, scope, name).await
+        super::secrets::get(self, scope, name).await
     }
 
     async fn evaluate_policy(
@@ -334,7 +334,7 @@ impl Bridge for Session {
         intent: Intent,
         approval_token: Option<String>,
     ) -> Result<Verdict, GuestError> {
-        imports::policy::evaluate(self, scope, intent, approval_token).await
+        super::policy::evaluate(self, scope, intent, approval_token).await
     }
 
     async fn update_presentation(
@@ -343,7 +343,7 @@ impl Bridge for Session {
         snapshot: String,
         owner: Option<ResourceOwner>,
     ) -> Result<(), GuestError> {
-        imports::presentation::update(self, scope, snapshot, owner).await
+        super::presentation::update(self, scope, snapshot, owner).await
     }
 
     async fn spawn_agent(
@@ -351,7 +351,7 @@ impl Bridge for Session {
         scope: Option<Self::Scope>,
         request: SpawnRequest,
     ) -> Result<Spawned, GuestError> {
-        imports::agents::spawn(self, scope, request).await
+        super::agents::spawn(self, scope, request).await
     }
 
     async fn steer_agent(
@@ -360,7 +360,7 @@ impl Bridge for Session {
         target: String,
         message: String,
     ) -> Result<Steered, GuestError> {
-        imports::agents::steer(self, scope, target, message).await
+        super::agents::steer(self, scope, target, message).await
     }
 
     async fn follow_up_agent(
@@ -369,11 +369,11 @@ impl Bridge for Session {
         target: String,
         message: String,
     ) -> Result<FollowedUp, GuestError> {
-        imports::agents::follow_up(self, scope, target, message).await
+        super::agents::follow_up(self, scope, target, message).await
     }
 
     async fn list_agents(&self, scope: Option<Self::Scope>) -> Result<AgentSnapshot, GuestError> {
-        imports::agents::list(self, scope).await
+        super::agents::list(self, scope).await
     }
 
     async fn wait_agents(
@@ -381,7 +381,7 @@ impl Bridge for Session {
         scope: Option<Self::Scope>,
         timeout_ms: Option<u32>,
     ) -> Result<Waited, GuestError> {
-        imports::agents::wait(self, scope, timeout_ms).await
+        super::agents::wait(self, scope, timeout_ms).await
     }
 
     async fn interrupt_agent(
@@ -389,7 +389,7 @@ impl Bridge for Session {
         scope: Option<Self::Scope>,
         target: String,
     ) -> Result<Interrupted, GuestError> {
-        imports::agents::interrupt(self, scope, target).await
+        super::agents::interrupt(self, scope, target).await
     }
 
     async fn list_agent_models(
@@ -398,14 +398,14 @@ impl Bridge for Session {
         query: Option<String>,
         limit: Option<u32>,
     ) -> Result<ModelList, GuestError> {
-        imports::agents::list_models(self, scope, query, limit).await
+        super::agents::list_models(self, scope, query, limit).await
     }
 
     async fn composition_context(
         &self,
         scope: Option<Self::Scope>,
     ) -> Result<crate::runtime::types::CompositionContext, GuestError> {
-        imports::composition::context(self, scope).await
+        super::composition::context(self, scope).await
     }
 
     async fn composition_call(
@@ -415,7 +415,7 @@ impl Bridge for Session {
         arguments: String,
         full_outcome: bool,
     ) -> Result<String, GuestError> {
-        imports::composition::call(self, scope, name, arguments, full_outcome).await
+        super::composition::call(self, scope, name, arguments, full_outcome).await
     }
 
     async fn composition_start(
@@ -425,7 +425,7 @@ impl Bridge for Session {
         arguments: String,
         full_outcome: bool,
     ) -> Result<crate::runtime::pending::PendingCall, GuestError> {
-        imports::composition::updates::start_call(self, scope, name, arguments, full_outcome).await
+        super::composition::updates::start_call(self, scope, name, arguments, full_outcome).await
     }
 
     async fn composition_store(
@@ -434,11 +434,11 @@ impl Bridge for Session {
         set: Vec<(String, String)>,
         delete: Vec<String>,
     ) -> Result<(), GuestError> {
-        imports::composition::store(self, scope, set, delete).await
+        super::composition::store(self, scope, set, delete).await
     }
 
     fn current_catalog(&self) -> CatalogUpdate {
-        imports::tools_catalog::current(self)
+        super::tools_catalog::current(self)
     }
 }
 
@@ -457,7 +457,7 @@ fn check_decoration_text(what: &str, text: &str, max: usize) -> Result<(), Guest
     Ok(())
 }
 
-/// A scope for reverse requests made outside any request (API 0.1 guests
+/// A scope for child requests made outside any request (API 0.1 guests
 /// may confirm from anywhere); it is never cancelled.
 fn detached_scope() -> RequestState {
     RequestState::detached()

@@ -1,16 +1,24 @@
 //! `tools-catalog` (docs/services.md#catalog-wire): registering and
 //! unregistering tools at run time, one mutation at a time, committed only
 //! as far as the host accepted it (docs/services.md#catalog-checks).
+//!
+//! The whole tool catalog lives in this folder: the definition rules every
+//! catalog is checked against ([`definitions`]), the 0.4 prompt metadata
+//! ([`prompt`]) and the committed snapshots pinned dispatch reads
+//! ([`snapshots`]).
 
-use super::catalogs::Snapshot;
+use self::snapshots::Snapshot;
 use super::gate::{self, bound};
 use crate::cancel::CancelToken;
-use crate::protocol::api_version::ApiVersion;
-use crate::protocol::catalog;
-use crate::protocol::session::Session;
+use crate::protocol::handshake::api_version::ApiVersion;
+use crate::protocol::requests::session::Session;
 use crate::runtime::types::{CatalogUpdate, GuestError, ToolDefinition};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
+
+pub(crate) mod definitions;
+pub(crate) mod prompt;
+pub(crate) mod snapshots;
 
 /// Definitions in one `tools/register` / names in one `tools/unregister`
 /// (docs/services.md#catalog-checks).
@@ -23,7 +31,7 @@ pub async fn register(
 ) -> Result<CatalogUpdate, GuestError> {
     gate::feature(
         session,
-        crate::protocol::feature::Feature::DynamicTools,
+        crate::protocol::handshake::feature::Feature::DynamicTools,
         "tools-catalog.register",
     )?;
     if tools.is_empty() || tools.len() > MAX_MUTATION {
@@ -43,14 +51,17 @@ pub async fn register(
     }
     let metadata = session
         .setup()
-        .is_some_and(|s| s.has(crate::protocol::feature::Feature::ToolPromptMetadata));
+        .is_some_and(|s| s.has(crate::protocol::handshake::feature::Feature::ToolPromptMetadata));
     if !metadata {
-        crate::protocol::prompt::warn_dropped(&tools, "tool_prompt_metadata_v1 was not negotiated");
+        crate::protocol::imports::tools_catalog::prompt::warn_dropped(
+            &tools,
+            "tool_prompt_metadata_v1 was not negotiated",
+        );
     }
     let mut wire = Vec::with_capacity(tools.len());
     for tool in &tools {
         wire.push(
-            crate::protocol::initialize::tool_json(ApiVersion::V0_2, tool, metadata)
+            crate::protocol::handshake::initialize::tool_json(ApiVersion::V0_2, tool, metadata)
                 .map_err(GuestError::InvalidParams)?,
         );
     }
@@ -79,7 +90,7 @@ pub async fn unregister(
 ) -> Result<CatalogUpdate, GuestError> {
     gate::feature(
         session,
-        crate::protocol::feature::Feature::DynamicTools,
+        crate::protocol::handshake::feature::Feature::DynamicTools,
         "tools-catalog.unregister",
     )?;
     if names.is_empty() || names.len() > MAX_MUTATION {
@@ -90,7 +101,7 @@ pub async fn unregister(
     }
     let mut unique = BTreeSet::new();
     for name in &names {
-        if !catalog::is_identifier(name) {
+        if !definitions::is_identifier(name) {
             return Err(bound(format!(
                 "tool name {name:?} is not an identifier (1-64 bytes of [A-Za-z_][A-Za-z0-9_.-]*)"
             )));
@@ -126,11 +137,11 @@ async fn mutate(
     params: Value,
     definitions: Vec<ToolDefinition>,
 ) -> Result<CatalogUpdate, GuestError> {
-    if definitions.len() > catalog::MAX_TOOLS {
+    if definitions.len() > definitions::MAX_TOOLS {
         return Err(bound(format!(
             "the catalog would have {} tools; the limit is {} tools per extension",
             definitions.len(),
-            catalog::MAX_TOOLS
+            definitions::MAX_TOOLS
         )));
     }
     let snapshot = Snapshot::build(definitions).map_err(bound)?;
@@ -139,7 +150,7 @@ async fn mutate(
     // Never cancelled: the outcome must be known to keep both sides'
     // catalogs equal.
     let reply = session
-        .children
+        .child_requests
         .call(session.writer(), true, method, params, &CancelToken::new())
         .await;
     let reply = match reply {

@@ -2,13 +2,13 @@
 //! the negotiated setup, the table of active host requests with their one
 //! terminal claim each, and the writer.
 
-use super::api_version::ApiVersion;
-use super::deadlines::Kind;
-use super::initialize::Negotiated;
-use super::manifest::Contributes;
 use super::request_state::RequestState;
-use super::reverse::Children;
 use crate::log::Level;
+use crate::protocol::deadlines::Kind;
+use crate::protocol::handshake::api_version::ApiVersion;
+use crate::protocol::handshake::initialize::Negotiated;
+use crate::protocol::handshake::manifest::Contributes;
+use crate::protocol::imports::child_requests::ChildRequests;
 use crate::runtime::types::GuestError;
 use crate::wire::MAX_FRAME_BYTES;
 use crate::wire::guard::Unsendable;
@@ -45,7 +45,7 @@ pub struct Setup {
 }
 
 impl Setup {
-    pub fn has(&self, feature: crate::protocol::feature::Feature) -> bool {
+    pub fn has(&self, feature: crate::protocol::handshake::feature::Feature) -> bool {
         self.api.negotiates() && self.negotiated.has(feature)
     }
 }
@@ -61,9 +61,9 @@ pub struct Session {
     /// Bumped whenever a request or lifecycle event finishes (drains wait
     /// on it instead of polling).
     changes: tokio::sync::watch::Sender<u64>,
-    pub(super) children: Children,
+    pub(crate) child_requests: ChildRequests,
     /// API 0.2 host services (artifact budget, tool catalogs).
-    pub(super) services: super::imports::state::Services,
+    pub(crate) services: crate::protocol::imports::state::Services,
 }
 
 /// Why a request was not admitted.
@@ -81,8 +81,8 @@ impl Session {
             requests: Mutex::new(HashMap::new()),
             lifecycle_units: AtomicUsize::new(0),
             changes: tokio::sync::watch::Sender::new(0),
-            children: Children::new(),
-            services: super::imports::state::Services::default(),
+            child_requests: ChildRequests::new(),
+            services: crate::protocol::imports::state::Services::default(),
         }
     }
 
@@ -267,7 +267,7 @@ impl Session {
 
     /// Writes a reverse notification the guest asked for, on behalf of
     /// `request` when there is one, charged to the notice budget by the
-    /// bytes of its frame (super::notices). Past a bound it is dropped and
+    /// bytes of its frame (crate::protocol::imports::notices). Past a bound it is dropped and
     /// counted, and `Ok`: the guest's work goes on. A frame too large for
     /// the wire is refused instead, whatever the budget: that is the
     /// author's mistake on every call, not a burst, and the error says so.
@@ -280,7 +280,11 @@ impl Session {
         // A frame too large for the wire is refused below whatever the
         // budget holds; screening would drop it unseen.
         let floor = method.len() + text_bytes(params);
-        if floor <= MAX_FRAME_BYTES && !self.children.notices.screen(method, request, floor as u64)
+        if floor <= MAX_FRAME_BYTES
+            && !self
+                .child_requests
+                .notices
+                .screen(method, request, floor as u64)
         {
             return Ok(());
         }
@@ -290,7 +294,7 @@ impl Session {
             return Err(GuestError::Failed(format!("{method} not sent: {why}")));
         }
         if !self
-            .children
+            .child_requests
             .notices
             .admit(method, request, line.len() as u64 + 1)
         {

@@ -4,12 +4,12 @@
 //! requests the guest has no handler for get the SDK's default answer
 //! without entering the guest at all.
 
-use super::catalog::Catalog;
-use super::deadlines::Kind;
-use super::hook::Hook;
-use super::results;
 use super::session::Setup;
 use super::tool_call_text;
+use crate::protocol::deadlines::Kind;
+use crate::protocol::handshake::hook::Hook;
+use crate::protocol::imports::tools_catalog::definitions::Catalog;
+use crate::protocol::results::encode;
 use crate::runtime::types::*;
 use crate::wire::message::{Params, RpcError};
 use serde_json::{Value, json};
@@ -78,7 +78,7 @@ pub struct Guest {
     pub description: Description,
     pub catalog: Catalog,
     /// The revisioned catalogs of `dynamic_tools` (shared with the session).
-    pub dynamic: std::sync::Arc<super::imports::catalogs::ToolCatalogs>,
+    pub dynamic: std::sync::Arc<crate::protocol::imports::tools_catalog::snapshots::ToolCatalogs>,
 }
 
 /// The SDK's answer to a method it does not dispatch (`menu/collect`
@@ -165,7 +165,7 @@ fn tool_call(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Pl
         .ok_or_else(|| RpcError::invalid_params("tool name must be a string"))?;
     let catalog_revision = match map.get("catalog_revision") {
         None => None,
-        Some(_) if !setup.has(crate::protocol::feature::Feature::DynamicTools) => {
+        Some(_) if !setup.has(crate::protocol::handshake::feature::Feature::DynamicTools) => {
             return Err(RpcError::invalid_params(
                 "tool/call catalog_revision requires negotiated dynamic_tools",
             ));
@@ -192,15 +192,17 @@ fn checked_tool_call(
     setup: &Setup,
 ) -> Result<Plan, RpcError> {
     let name = call.name.as_str();
-    if setup.has(crate::protocol::feature::Feature::DynamicTools) {
+    if setup.has(crate::protocol::handshake::feature::Feature::DynamicTools) {
         match guest.dynamic.resolve(call.catalog_revision, name) {
             Ok(_) => {}
-            Err(super::imports::catalogs::Unresolved::Revision(revision)) => {
+            Err(crate::protocol::imports::tools_catalog::snapshots::Unresolved::Revision(
+                revision,
+            )) => {
                 return Err(RpcError::invalid_params(format!(
                     "unknown or retired tool catalog revision: {revision}"
                 )));
             }
-            Err(super::imports::catalogs::Unresolved::Tool) => {
+            Err(crate::protocol::imports::tools_catalog::snapshots::Unresolved::Tool) => {
                 return Err(RpcError::method_not_found(format!("unknown tool: {name}")));
             }
         }
@@ -263,7 +265,7 @@ fn hook(id: u64, params: &Value, guest: &Guest, setup: &Setup) -> Result<Plan, R
         )));
     }
     if !guest.description.hooks.iter().any(|h| h == hook) {
-        return Ok(Plan::Answer(Ok(results::default_hook_result())));
+        return Ok(Plan::Answer(Ok(encode::default_hook_result())));
     }
     let payload = json_text(map.get("payload"));
     let kind = hook_kind(Hook::parse(hook));

@@ -4,7 +4,7 @@
 //! transport-level error, and its failure text becomes the message octet
 //! shows (capped like the protocol's, logged whole).
 
-use super::results;
+use super::encode;
 use crate::cancel::CancelToken;
 use crate::log::Level;
 use crate::runtime::types::GuestError;
@@ -61,7 +61,7 @@ pub fn guest_error(error: GuestError, cancel: &CancelToken) -> RpcError {
             };
             let mut rpc = RpcError::new(code, error.message);
             if let Some(data) = error.data {
-                match results::error_data(&data) {
+                match encode::error_data(&data) {
                     Ok(data) => rpc = rpc.with_data(data),
                     Err(err) => return invalid_result(&err.0),
                 }
