@@ -10,7 +10,8 @@ there are importable by the app). The app keeps its name (``extension.py``
 is the usual one) and is not edited.
 
 First the app's source is checked for what a sandboxed component cannot do
-(processes, threads, the SDK's stdio transport; see ``sandbox_check.py``).
+(processes, threads, the SDK's stdio transport; see ``sandbox_check.py``),
+and a warning is printed for each deprecated 0.1 name it uses.
 Then the step it runs, printed first, is::
 
     componentize-py -d <wit> -w extension componentize \\
@@ -136,12 +137,16 @@ def main() -> int:
         sys.exit(f"build.py: no WIT package in {wit} (use --wit)")
 
     sys.path.insert(0, str(SDK_DIR))
-    from sandbox_check import check
+    from sandbox_check import check, deprecations
 
     problems = check(app)
     if problems:
         print("\n".join(f"build.py: {problem}" for problem in problems), file=sys.stderr)
         return 1
+    # Here, not from the aliases: componentize-py keeps what the app
+    # prints while it runs to itself.
+    for warning in deprecations(app):
+        print(f"build.py: {warning}", file=sys.stderr)
 
     output = (options.output or app.with_name(f"{module}.wasm")).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
