@@ -95,7 +95,7 @@ class Deprecated(unittest.TestCase):
 
 def scanned(source: str) -> list:
     """What build.py's source scan warns about an app of ``source``."""
-    from sandbox_check import deprecations
+    from octet_guest_build.sandbox_check import deprecations
 
     with tempfile.TemporaryDirectory() as work:
         app = Path(work, "app.py")

@@ -58,7 +58,7 @@ SDK_PACKAGES = ("octet_extension", "octet_guest")
 
 def _sdk_module(name: str):
     # The module alone: the package needs the component's bindings.
-    path = Path(__file__).resolve().parent / "src" / "octet_guest" / f"{name}.py"
+    path = Path(__file__).resolve().parent.parent / "octet_guest" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"_octet_guest_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
