@@ -20,6 +20,7 @@ mod api_04_examples;
 mod api_04_services;
 mod author;
 mod bad_input;
+mod build_command;
 mod cache;
 mod cancellation;
 mod concurrency;

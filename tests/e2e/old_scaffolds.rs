@@ -57,6 +57,16 @@ fn copy_filled(from: &Path, to: &Path, sdk: &str) {
 /// `program` in `dir` with this octet-wasm first on PATH and the caches
 /// the other author tests use.
 pub(crate) fn run_in(dir: &Path, program: &Path, args: &[&str]) -> (Output, String) {
+    run_in_env(dir, program, args, &[])
+}
+
+/// [`run_in`] with `env` added.
+pub(crate) fn run_in_env(
+    dir: &Path,
+    program: &Path,
+    args: &[&str],
+    env: &[(&str, &Path)],
+) -> (Output, String) {
     let root = repo_root();
     let bin_dir = shim_binary().parent().unwrap().to_owned();
     let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
@@ -74,6 +84,7 @@ pub(crate) fn run_in(dir: &Path, program: &Path, args: &[&str]) -> (Output, Stri
         )
         .env("CARGO_NET_OFFLINE", "true")
         .env("CARGO_TARGET_DIR", root.join("target/guest-build"))
+        .envs(env.iter().copied())
         .output()
         .expect("the build starts");
     let log = format!(
@@ -150,12 +161,17 @@ fn old_python_scaffolds_build() {
 }
 
 #[test]
+fn old_js_scaffolds_build() {
+    old_scaffolds_build("js", &[]);
+}
+
+#[test]
 fn old_rust_scaffolds_build() {
     old_scaffolds_build("rust", &[]);
 }
 
 /// Every file under `dir` with its size and modification time.
-fn snapshot(dir: &Path, out: &mut Vec<(PathBuf, u64, std::time::SystemTime)>) {
+pub(crate) fn snapshot(dir: &Path, out: &mut Vec<(PathBuf, u64, std::time::SystemTime)>) {
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
         let meta = entry.path().symlink_metadata().unwrap();
         if meta.is_dir() {

@@ -95,7 +95,7 @@ class PublicNames(unittest.TestCase):
 
 
 def check(source: str) -> list:
-    from sandbox_check import check as run
+    from octet_guest_build.sandbox_check import check as run
 
     with tempfile.TemporaryDirectory() as folder:
         app = Path(folder, "extension.py")
@@ -136,7 +136,7 @@ class SandboxCheck(unittest.TestCase):
 
     def test_a_seed_app_is_clean(self) -> None:
         seed = Path(harness.SDK).parent.parent / "tests" / "guests" / "python-seed-lifecycle"
-        from sandbox_check import check as run
+        from octet_guest_build.sandbox_check import check as run
 
         self.assertEqual(run(seed / "extension.py"), [])
 
@@ -167,8 +167,7 @@ class BuildRefusals(unittest.TestCase):
                 self.assertNotIn("componentize-py -d", done.stderr)
 
     def test_api_0_4_manifests_are_read(self) -> None:
-        sys.path.insert(0, str(Path(harness.SDK)))
-        import build
+        import octet_guest_build as build
 
         folder = tempfile.mkdtemp()
         manifest = Path(folder, "extension.toml")

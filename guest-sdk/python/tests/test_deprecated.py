@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import tempfile
+import textwrap
 import unittest
+from pathlib import Path
 
-from harness import Err, error_of, fresh, serve, texts, tool
+from harness import SDK, Err, error_of, fresh, serve, texts, tool
 
 
 def captured(action):
@@ -88,6 +91,84 @@ class Deprecated(unittest.TestCase):
         guest = serve(notifications=True)
         self.assertEqual(texts(tool(guest, "ping")), ["ok"])
         self.assertEqual(len(self.host.named("notify")), 1)
+
+
+def scanned(source: str) -> list:
+    """What build.py's source scan warns about an app of ``source``."""
+    from octet_guest_build.sandbox_check import deprecations
+
+    with tempfile.TemporaryDirectory() as work:
+        app = Path(work, "app.py")
+        app.write_text(textwrap.dedent(source), encoding="utf-8")
+        return [line.split(": warning: ", 1)[1] for line in deprecations(app)]
+
+
+class BuildScan(unittest.TestCase):
+    """componentize-py hides what the app prints while it runs at build
+    time, so build.py prints the aliases' warnings from a scan of the
+    source: the same lines, once each."""
+
+    def test_every_alias_has_its_replacement_in_one_table(self) -> None:
+        from octet_guest import deprecated, renamed
+
+        self.assertEqual(set(deprecated.VALUES), set(renamed.NAMES))
+
+    def test_the_scan_warns_once_per_name_as_the_alias_does(self) -> None:
+        from octet_guest import deprecated, renamed
+
+        for name in renamed.NAMES:
+            with self.subTest(name=name):
+                found = scanned(f"""
+                    from octet_guest import {name}
+                    import octet_guest as og
+                    og.{name}
+                    {name}
+                """)
+                deprecated._WARNED.clear()
+                _, err = captured(lambda: deprecated.lookup(name))
+                self.assertEqual(found, [err.strip().removeprefix("octet_guest: warning: ")])
+        self.assertEqual(len(scanned("import octet_extension\noctet_extension.log('info', 'x')\n")),
+                         1)
+
+    def test_the_scan_finds_the_0_1_call_forms_and_nothing_current(self) -> None:
+        old = scanned("""
+            from octet_guest import Extension, InvalidParams
+            ext = Extension("greeter")
+
+            @ext.tool("hello", description="Greet")
+            def hello(args):
+                raise InvalidParams("no")
+
+            @ext.command("again")
+            def again(args):
+                return ""
+        """)
+        self.assertEqual([line.split(" is deprecated")[0] for line in old],
+                         ["octet_guest.InvalidParams", "Extension(name)", '@ext.tool("name", ...)',
+                          '@ext.command("name", ...)'])
+        current = scanned("""
+            from octet_guest import Extension, RpcError
+            ext = Extension()
+
+            @ext.tool(name="hello", description="Greet")
+            def hello(args):
+                ext.log.info("hi")
+                ext.notify("done")
+                raise RpcError(-32602, "no")
+        """)
+        self.assertEqual(current, [])
+
+    def test_the_0_1_scaffold_warns_in_build_output_before_componentize_py(self) -> None:
+        fixture = SDK.parent.parent / "tests/fixtures/scaffolds/v1/python/greeter.py"
+        found = scanned(fixture.read_text(encoding="utf-8"))
+        self.assertEqual(len(found), 3, found)
+
+
+class CurrentNames(unittest.TestCase):
+    def test_a_name_no_component_can_have_still_names_its_reason(self) -> None:
+        with self.assertRaises(ImportError) as raised:
+            exec("from octet_guest import BusEnvelope", {})
+        self.assertIn("is not available in an octet-wasm component", str(raised.exception))
 
 
 if __name__ == "__main__":

@@ -111,14 +111,14 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    # The SDK's names a component cannot have: importing one fails the
-    # build with the reason.
+    """0.1's names (:mod:`octet_guest.deprecated`) still work, warning once
+    with their replacement; the SDK's names a component cannot have fail
+    the build with the reason (an ImportError from ``from octet_guest
+    import NAME``)."""
+    from .renamed import NAMES
+
+    if name in NAMES:
+        from .deprecated import lookup
+
+        return lookup(name)
     raise missing_name(__name__, name)
-
-
-def __getattr__(name: str):
-    """0.1's names (:mod:`octet_guest.deprecated`): each still works and
-    warns once at build time with its replacement."""
-    from .deprecated import lookup
-
-    return lookup(name)

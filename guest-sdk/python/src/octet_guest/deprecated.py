@@ -1,7 +1,9 @@
 """Names octet_guest 0.1 exported that 0.2 replaced, kept working so an app
-written against 0.1 still builds: each warns once, at build time (the app
-module runs inside ``build.py``), naming what replaces it. They go in 1.0
-(README, "Versions and compatibility").
+written against 0.1 still builds: each warns once, naming what replaces it
+(``renamed``). ``build.py`` prints the warnings from its scan of the app's
+source, where the author sees them; the aliases print the same line when
+the app runs natively (the SDK's tests). They go in 1.0 (README, "Versions
+and compatibility").
 
 ``from octet_guest import InvalidParams`` reaches :func:`lookup` through
 the package's ``__getattr__``; nothing here is loaded by an app that uses
@@ -13,28 +15,21 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from . import values
+from . import renamed, values
 from .cancellation import CancellationToken, current_cancellation
 from .errors import CancelledError
 from .protocol import RpcError
 
-SINCE = "0.2.0"
-UNTIL = "1.0.0"
-
 _WARNED: set = set()
 
 
-def warn(old: str, new: str) -> None:
-    """One line on stderr, once per name and process."""
+def warn(old: str) -> None:
+    """One line on stderr, once per name and process (``build.py`` prints
+    the same line from its source scan; see ``renamed``)."""
     if old in _WARNED:
         return
     _WARNED.add(old)
-    print(
-        f"octet_guest: warning: {old} is deprecated since {SINCE} and goes in {UNTIL}: "
-        f"use {new}",
-        file=sys.stderr,
-        flush=True,
-    )
+    print(f"octet_guest: warning: {renamed.warning(old)}", file=sys.stderr, flush=True)
 
 
 def _ext() -> Any:
@@ -238,58 +233,55 @@ def list_models(query: Optional[str] = None, limit: Optional[int] = None) -> Any
     return _ext().list_agent_models(query=query, **({} if limit is None else {"limit": limit}))
 
 
-#: Every 0.1 name: what it is now, and the replacement the warning names.
+#: Every 0.1 name and what it is now (renamed.NAMES has its replacement).
+VALUES: Dict[str, Callable[[], Any]] = {
+    "InvalidParams": lambda: InvalidParams,
+    "ToolError": lambda: ToolError,
+    "ExtensionError": lambda: ExtensionError,
+    "HostError": lambda: RpcError,
+    "JsonRpcError": lambda: RpcError,
+    "Cancelled": lambda: CancelledError,
+    "ExtensionCancelled": lambda: CancelledError,
+    "Cancellation": lambda: CancellationToken,
+    "AttrDict": lambda: values.AttrDict,
+    "Context": lambda: values.AttrDict,
+    "CatalogUpdate": lambda: values.AttrDict,
+    "Verdict": lambda: values.AttrDict,
+    "MIME_TYPES": lambda: MIME_TYPES,
+    "AGENT_TOOLS": lambda: AGENT_TOOLS,
+    "log": lambda: log,
+    "notify": lambda: notify,
+    "confirm": lambda: confirm,
+    "request_input": lambda: request_input,
+    "progress": lambda: progress,
+    "contribute_context": lambda: contribute_context,
+    "contribute_status": lambda: contribute_status,
+    "sleep": lambda: sleep,
+    "publish_artifact": lambda: publish_artifact,
+    "tool_definition": lambda: tool_definition,
+    "register_tools": lambda: register_tools,
+    "unregister_tools": lambda: unregister_tools,
+    "current_tools": lambda: current_tools,
+    "get_secret": lambda: get_secret,
+    "intent": lambda: intent,
+    "evaluate_policy": lambda: evaluate_policy,
+    "update_presentation": lambda: update_presentation,
+    "hook_result": lambda: hook_result,
+    "spawn_agent": lambda: spawn_agent,
+    "message_agent": lambda: message_agent,
+    "follow_up_agent": lambda: follow_up_agent,
+    "list_agents": lambda: list_agents,
+    "wait_agents": lambda: wait_agents,
+    "interrupt_agent": lambda: interrupt_agent,
+    "list_models": lambda: list_models,
+}
 NAMES: Dict[str, Tuple[Callable[[], Any], str]] = {
-    "InvalidParams": (lambda: InvalidParams, "RpcError(-32602, message)"),
-    "ToolError": (lambda: ToolError, "any exception (a tool call answers it as an is_error result)"),
-    "ExtensionError": (lambda: ExtensionError, "any exception, or RpcError(code, message)"),
-    "HostError": (lambda: RpcError, "RpcError (what a refused host call raises)"),
-    "JsonRpcError": (lambda: RpcError, "RpcError"),
-    "Cancelled": (lambda: CancelledError, "CancelledError"),
-    "ExtensionCancelled": (lambda: CancelledError, "CancelledError"),
-    "Cancellation": (lambda: CancellationToken, "CancellationToken (ext.cancellation)"),
-    "AttrDict": (lambda: values.AttrDict, "plain dicts"),
-    "Context": (lambda: values.AttrDict, "the handler's ctx as given"),
-    "CatalogUpdate": (lambda: values.AttrDict, "the dict ext.register_tools returns"),
-    "Verdict": (lambda: values.AttrDict, "the dict ext.evaluate_policy returns"),
-    "MIME_TYPES": (lambda: MIME_TYPES, "the MIME types in the README's artifacts section"),
-    "AGENT_TOOLS": (lambda: AGENT_TOOLS, "the tools= list of ext.spawn_agent"),
-    "log": (lambda: log, "ext.log.info(message, **fields) (ext.log is a logger)"),
-    "notify": (lambda: notify, "ext.notify(message, level=..., title=...)"),
-    "confirm": (lambda: confirm, "ext.confirm(prompt, detail=..., destructive=...)"),
-    "request_input": (lambda: request_input, "ext.request_input(prompt, secret=...)"),
-    "progress": (lambda: progress,
-                 "ext.progress(message=, current=, total=, unit=) or ext.progress_decoration"),
-    "contribute_context": (lambda: contribute_context, "ext.contribute_context(item)"),
-    "contribute_status": (lambda: contribute_status, "ext.contribute_status(item)"),
-    "sleep": (lambda: sleep, "ext.cancellation.wait(seconds)"),
-    "publish_artifact": (lambda: publish_artifact, "ext.publish_artifact(mime_type=, data=)"),
-    "tool_definition": (lambda: tool_definition, "a dict {name, description, parameters}"),
-    "register_tools": (lambda: register_tools, "ext.register_tools([definition, ...])"),
-    "unregister_tools": (lambda: unregister_tools, "ext.unregister_tools(*names)"),
-    "current_tools": (lambda: current_tools, "ext.tool_catalog_revision()"),
-    "get_secret": (lambda: get_secret, "ext.get_secret(name)"),
-    "intent": (lambda: intent, "a dict {kind, operation, target, data_classes}"),
-    "evaluate_policy": (lambda: evaluate_policy,
-                        "ext.evaluate_policy(intent, approval_token=...)"),
-    "update_presentation": (lambda: update_presentation,
-                            "ext.publish_presentation(snapshot, resource_owner=...)"),
-    "hook_result": (lambda: hook_result, "the wire's dict {disposition, context, ...}"),
-    "spawn_agent": (lambda: spawn_agent, "ext.spawn_agent(task_name=, message=, ...)"),
-    "message_agent": (lambda: message_agent, "ext.send_agent_message(target, message)"),
-    "follow_up_agent": (lambda: follow_up_agent, "ext.follow_up_agent(target, message)"),
-    "list_agents": (lambda: list_agents, "ext.list_agents()"),
-    "wait_agents": (lambda: wait_agents, "ext.wait_agents(timeout_ms=...)"),
-    "interrupt_agent": (lambda: interrupt_agent, "ext.interrupt_agent(target)"),
-    "list_models": (lambda: list_models, "ext.list_agent_models(query=, limit=)"),
+    name: (value, renamed.NAMES[name]) for name, value in VALUES.items()
 }
 
 
 def lookup(name: str) -> Any:
-    """The 0.1 name ``name``, warning once; AttributeError for any other."""
-    entry = NAMES.get(name)
-    if entry is None:
-        raise AttributeError(f"module 'octet_guest' has no attribute {name!r}")
-    value, replacement = entry
-    warn(f"octet_guest.{name}", replacement)
+    """The 0.1 name ``name``, warning once (a name of ``NAMES`` only)."""
+    value, _ = NAMES[name]
+    warn(f"octet_guest.{name}")
     return value()

@@ -103,7 +103,7 @@ class Extension(HostCalls, Services, Agents):
         if legacy_name is not None:
             from .deprecated import warn
 
-            warn("Extension(name)", "Extension() (the manifest's name is the extension's)")
+            warn("Extension(name)")
         # The manifest's version, as octet's environment would select it.
         manifest_api = runtime.build_fact("api_version")
         if api_version and manifest_api and api_version != manifest_api:
@@ -586,7 +586,7 @@ def _legacy_positional(kind: str, legacy_name: Optional[str], name: Optional[str
         raise TypeError(f"ext.{kind}() got the name twice")
     from .deprecated import warn
 
-    warn(f'@ext.{kind}("name", ...)', f'@ext.{kind}(name="name", description=...)')
+    warn(f'@ext.{kind}("name", ...)')
     return legacy_name, description if description is not None else legacy_name
 
 

@@ -6,7 +6,10 @@ It reads the app's own source (the module, or every module of a package
 folder) with :mod:`ast`; bundled third-party packages are not read. What it
 looks for: processes and threads (WASI has neither), and the SDK's names
 and calls that belong to the stdio transport or to API 0.3/0.4 (the reasons
-are the SDK's own, from ``octet_guest.unavailable``).
+are the SDK's own, from ``octet_guest.unavailable``). It also finds the
+0.1 names and call forms the SDK keeps as deprecated aliases
+(:func:`deprecations`): the build prints their warnings itself, since
+componentize-py does not show what the app prints while it runs.
 """
 
 from __future__ import annotations
@@ -53,12 +56,17 @@ PREFIXES = {"os.exec": _NO_PROCESSES, "os.spawn": _NO_PROCESSES}
 SDK_PACKAGES = ("octet_extension", "octet_guest")
 
 
-def _sdk_reasons() -> Tuple[Dict[str, str], Dict[str, str]]:
+def _sdk_module(name: str):
     # The module alone: the package needs the component's bindings.
-    path = Path(__file__).resolve().parent / "src" / "octet_guest" / "unavailable.py"
-    spec = importlib.util.spec_from_file_location("_octet_guest_unavailable", path)
+    path = Path(__file__).resolve().parent.parent / "octet_guest" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_octet_guest_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def _sdk_reasons() -> Tuple[Dict[str, str], Dict[str, str]]:
+    module = _sdk_module("unavailable")
     return module.REASONS, module.MODULES
 
 
@@ -69,6 +77,13 @@ class _Finder(ast.NodeVisitor):
         self.extensions: set = set()  # names bound to Extension(...)
         self.found: List[Tuple[int, str, str]] = []
         self.reasons, self.sdk_modules = _sdk_reasons()
+        self.renamed = _sdk_module("renamed")
+        self.deprecated: List[Tuple[int, str]] = []  # (line, the name or form)
+
+    def _deprecated_name(self, node: ast.AST, dotted: str) -> None:
+        package, _, name = dotted.partition(".")
+        if package in SDK_PACKAGES and name in self.renamed.NAMES:
+            self.deprecated.append((getattr(node, "lineno", 0), f"octet_guest.{name}"))
 
     def report(self, node: ast.AST, what: str, reason: str) -> None:
         self.found.append((getattr(node, "lineno", 0), what, reason))
@@ -98,6 +113,7 @@ class _Finder(ast.NodeVisitor):
             if module in SDK_PACKAGES and alias.name in self.reasons:
                 self.report(node, f"from {module} import {alias.name}",
                             self.reasons[alias.name])
+            self._deprecated_name(node, origin)
             self.names[alias.asname or alias.name] = origin
 
     def _dotted(self, node: ast.AST) -> Optional[str]:
@@ -122,6 +138,7 @@ class _Finder(ast.NodeVisitor):
         for package in SDK_PACKAGES:
             if dotted.startswith(package + ".") and dotted.split(".")[1] in self.reasons:
                 self.report(node, dotted, self.reasons[dotted.split(".")[1]])
+        self._deprecated_name(node, dotted)
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -131,10 +148,15 @@ class _Finder(ast.NodeVisitor):
             reason = next((r for p, r in PREFIXES.items() if dotted.startswith(p)), None)
         if reason is not None:
             self.report(node, f"{dotted}()", reason)
+        package, _, name = dotted.partition(".")
+        if package in SDK_PACKAGES and name == "Extension" and node.args:
+            self.deprecated.append((node.lineno, "Extension(name)"))
         func = node.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                 and func.value.id in self.extensions:
             method = func.attr
+            if method in ("tool", "command") and node.args:
+                self.deprecated.append((node.lineno, f'@ext.{method}("name", ...)'))
             if method in ("request", "handle_message"):
                 self.report(node, f"{func.value.id}.{method}()",
                             self.reasons[f"Extension.{method}()"])
@@ -167,3 +189,21 @@ def check(app: Path) -> List[str]:
             problems.append(f"{path}:{line}: {what} is not available in an octet-wasm "
                             f"component: {reason}")
     return problems
+
+
+def deprecations(app: Path) -> List[str]:
+    """A warning per deprecated name or form the app uses, at its first
+    use, as ``path:line: warning: ...`` (the alias's own wording)."""
+    first: Dict[str, Tuple[Path, int]] = {}
+    renamed = _sdk_module("renamed")
+    for path in _sources(app):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        except SyntaxError:
+            continue  # check() reports it
+        finder = _Finder(path)
+        finder.visit(tree)
+        for line, old in sorted(finder.deprecated):
+            first.setdefault(old, (path, line))
+    return [f"{path}:{line}: warning: {renamed.warning(old)}"
+            for old, (path, line) in sorted(first.items(), key=lambda item: item[1])]
