@@ -924,7 +924,9 @@ fn new_refuses_a_used_directory_and_a_missing_sdk() {
     let output = Command::new(shim_binary())
         .args(["new", "--lang", "python", "fresh"])
         .current_dir(work.path())
-        .env("OCTET_WASM_SDK_DIR", repo_root().join("guest-sdk/rust"))
+        // A directory of the checkout that is no SDK root (the Rust SDK
+        // now carries a wit/ of its own, for `cargo package`).
+        .env("OCTET_WASM_SDK_DIR", repo_root().join("docs"))
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
