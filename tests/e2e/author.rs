@@ -287,8 +287,24 @@ fn manifest_updates_keep_the_authors_words_and_grant_only_what_is_used() {
         "--sha256".into(),
         "0".repeat(64),
     ]);
-    std::fs::write(&manifest, toml::to_string(&edited).unwrap()).unwrap();
+    let with_comments = format!(
+        "# greeter: my first extension\n{}",
+        toml::to_string(&edited).unwrap().replace(
+            "[capabilities]",
+            "# reads the workspace's notes\n[capabilities]"
+        )
+    );
+    std::fs::write(&manifest, with_comments).unwrap();
     ok(&["manifest", text(&wasm), "--out", text(&manifest)]);
+    let written = std::fs::read_to_string(&manifest).unwrap();
+    assert!(
+        written.starts_with("# greeter: my first extension\n"),
+        "{written}"
+    );
+    assert!(
+        written.contains("# reads the workspace's notes\n[capabilities]"),
+        "{written}"
+    );
     let updated = toml_file(&manifest);
     assert_eq!(
         updated["description"].as_str(),

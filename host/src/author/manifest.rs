@@ -109,11 +109,17 @@ pub fn run(args: ManifestArgs) -> Result<(), String> {
                     err.message()
                 )
             })?;
-            Some(table)
+            Some((table, text))
         }
         _ => None,
     };
-    let text = render(&analysis, &args, existing.as_ref())?;
+    let rendered = render(&analysis, &args, existing.as_ref().map(|(table, _)| table))?;
+    // An update edits the author's own text: comments and layout stay.
+    let text = match &existing {
+        Some((_, mine)) => super::manifest_merge::onto(mine, &rendered)
+            .map_err(|err| format!("cannot update the manifest in place: {err}"))?,
+        None => rendered,
+    };
     match &args.out {
         Some(out) => {
             super::write_atomically(out, text.as_bytes())?;

@@ -18,6 +18,7 @@ pub mod component;
 mod finding;
 pub mod inspect;
 pub mod manifest;
+mod manifest_merge;
 pub mod metadata;
 pub mod new;
 pub mod sdk;
