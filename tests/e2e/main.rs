@@ -43,6 +43,7 @@ mod hostile_start;
 mod hostile_streams;
 mod hostile_threads;
 mod install;
+mod installers;
 mod isolation;
 mod manifest_mismatch;
 mod negotiation;

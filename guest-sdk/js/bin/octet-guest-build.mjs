@@ -10,8 +10,9 @@
 // (`octet-guest`) are resolved at build time and snapshotted with the QuickJS
 // engine; the component needs nothing at run time.
 //
-// The world is octet:extension (from `--wit`, default this repository's
-// `wit/` found from this script's real location, or $OCTET_WIT), in the
+// The world is octet:extension (from `--wit`, or $OCTET_WIT, default the
+// package's own octet-wit/ when installed from a tarball, else this
+// repository's `wit/` found from this script's real location), in the
 // version the manifest's api_version asks for (extension.toml beside the
 // entry, or `--manifest`): octet:extension@0.4.0 (`wit/0.4.0`) for "0.4",
 // @0.2.0 for "0.1", "0.2" or no manifest; plus
@@ -76,7 +77,12 @@ entry = realpathSync(resolve(entry));
 output = resolve(output ?? join(dirname(entry), `${parse(entry).name}.wasm`));
 
 const sdkDir = realpathSync(join(dirname(fileURLToPath(import.meta.url)), ".."));
-if (wit === null) wit = resolve(sdkDir, "..", "..", "wit");
+// An installed package carries the WIT as octet-wit/ (packed by
+// tools/pack-wit.mjs); a checkout's SDK uses the repository's wit/.
+if (wit === null) {
+  const packed = join(sdkDir, "octet-wit");
+  wit = existsSync(join(packed, "world.wit")) ? packed : resolve(sdkDir, "..", "..", "wit");
+}
 if (manifest !== null && !existsSync(manifest)) usage(`no such manifest ${manifest}`);
 manifest = manifest ?? join(dirname(entry), "extension.toml");
 let api = null;
