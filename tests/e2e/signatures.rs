@@ -619,6 +619,7 @@ fn verify_inspect_and_check_name_the_signers() {
         .arg(&f.alice)
         .arg("--out")
         .arg(&manifest)
+        .arg("--pin")
         .output()
         .unwrap();
     assert!(
