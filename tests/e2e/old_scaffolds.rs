@@ -16,7 +16,15 @@ const VERSIONS: &[&str] = &["v1", "v2", "v3", "v4"];
 /// scaffolds wrote) filled with this checkout's.
 pub(crate) fn project(version: &str, lang: &str) -> tempfile::TempDir {
     let root = repo_root();
-    let scratch = root.join("target/old-scaffolds");
+    // The first C scaffold wrote its SDK's absolute path and builds its
+    // helper without --target, into the host's default layout: outside the
+    // checkout, as an author's project is, the checkout's
+    // .cargo/config.toml (musl) does not move that output.
+    let scratch = if version == "v1" && lang == "c" {
+        std::env::temp_dir().join("octet-wasm-old-scaffolds")
+    } else {
+        root.join("target/old-scaffolds")
+    };
     std::fs::create_dir_all(&scratch).unwrap();
     let dir = tempfile::Builder::new()
         .prefix(&format!("{version}-{lang}-"))
