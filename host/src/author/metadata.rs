@@ -208,27 +208,9 @@ pub fn embed(bytes: &[u8], metadata: &Metadata) -> anyhow::Result<Vec<u8>> {
         out.drain(section);
     }
     let payload = serde_json::to_vec(metadata)?;
-    let mut content = Vec::with_capacity(payload.len() + SECTION.len() + 8);
-    leb128(&mut content, SECTION.len());
-    content.extend_from_slice(SECTION.as_bytes());
-    content.extend_from_slice(&payload);
-    out.push(0); // custom section id
-    leb128(&mut out, content.len());
-    out.extend_from_slice(&content);
+    out.extend_from_slice(&crate::signing::sections::custom_section(SECTION, &payload));
     validate(&out).context("the component with metadata does not validate")?;
     Ok(out)
-}
-
-fn leb128(out: &mut Vec<u8>, mut value: usize) {
-    loop {
-        let byte = (value & 0x7f) as u8;
-        value >>= 7;
-        if value == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
 }
 
 /// `octet-wasm embed-metadata`.
