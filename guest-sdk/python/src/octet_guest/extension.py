@@ -44,13 +44,10 @@ _SHIM_FEATURES = (frozenset(API_V02_FEATURES + EXTRA_FEATURES + API_V04_FEATURES
                   - {"delegation_telemetry_v1"})
 # The shim's own cap on concurrency (initialize.rs MAX_CONCURRENCY).
 _SHIM_MAX_CONCURRENCY = 64
-# The SDK's own refusal text stays octet's; for the features a new author
-# meets first, it goes on to name where this SDK declares them.
-_DECLARE_HINTS = {
-    feature: f" (declare it: keep {feature!r} in Extension(supported_features=...), "
-             "whose default names it; the host must offer it)"
-    for feature in ("request_progress", "progress_decoration")
-}
+# The SDK's own refusal text stays octet's, byte for byte: apps written for
+# octet's Python SDK get the same frames (the shim's own refusals, which no
+# seed app can observe as its own, name where each SDK declares a feature).
+_DECLARE_HINTS: dict = {}
 # The SDK's defaults for what the shim does for it.
 _PENDING, _SHUTDOWN, _GRACE = 64, 2.0, 0.25
 
