@@ -371,7 +371,7 @@ pub fn c(project: &Project, steps: &mut Steps) -> Result<(), String> {
                 "-mexec-model=reactor",
                 "-O2",
                 "-s",
-                "-std=c11",
+                "-std=gnu11",
                 "-Wall",
                 "-Wextra",
                 "-Wno-unused-parameter",
