@@ -98,48 +98,17 @@ fn sign(input: &Path, key: &Path, dir: &Path, name: &str) -> PathBuf {
     out
 }
 
-/// The sections of a WebAssembly file: (id, byte range).
+/// The sections of a WebAssembly file: (id, byte range), as the shim
+/// splits them.
 fn sections(bytes: &[u8]) -> Vec<(u8, std::ops::Range<usize>)> {
-    let mut out = Vec::new();
-    let mut at = 8;
-    while at < bytes.len() {
-        let start = at;
-        let id = bytes[at];
-        at += 1;
-        let (mut size, mut shift) = (0usize, 0);
-        loop {
-            let byte = bytes[at];
-            at += 1;
-            size |= usize::from(byte & 0x7f) << shift;
-            shift += 7;
-            if byte & 0x80 == 0 {
-                break;
-            }
-        }
-        at += size;
-        out.push((id, start..at));
-    }
-    out
+    octet_wasm::signing::sections::split(bytes)
+        .expect("a WebAssembly file")
+        .into_iter()
+        .map(|section| (section.id, section.range))
+        .collect()
 }
 
-fn custom_section(name: &str, payload: &[u8]) -> Vec<u8> {
-    let mut content = vec![u8::try_from(name.len()).unwrap()];
-    content.extend_from_slice(name.as_bytes());
-    content.extend_from_slice(payload);
-    let mut out = vec![0];
-    let mut size = content.len();
-    loop {
-        let byte = (size & 0x7f) as u8;
-        size >>= 7;
-        if size == 0 {
-            out.push(byte);
-            break;
-        }
-        out.push(byte | 0x80);
-    }
-    out.extend_from_slice(&content);
-    out
-}
+use octet_wasm::signing::sections::custom_section;
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let path = dir.join(name);
@@ -148,8 +117,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 fn sha256(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    format!("{:x}", sha2::Sha256::digest(bytes))
+    octet_wasm::runtime::cache::sha256_hex(bytes)
 }
 
 /// `run` of `component` (copied into a fresh extension directory) in

@@ -88,16 +88,14 @@ fn publishers_of(value: &str) -> Result<Vec<Publisher>, String> {
     let text = std::fs::read_to_string(path).map_err(|err| {
         format!("--publisher {value}: neither a key line nor a readable file: {err}")
     })?;
-    let key_lines = text
+    let lines: Vec<&str> = text
         .lines()
         .map(str::trim)
         .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .all(|line| line.starts_with("ssh-"));
-    if key_lines {
-        return text
-            .lines()
-            .map(str::trim)
-            .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .collect();
+    if lines.iter().all(|line| line.starts_with("ssh-")) {
+        return lines
+            .into_iter()
             .map(|line| Publisher::parse_line(line).map_err(|err| format!("{value}: {err}")))
             .collect();
     }
